@@ -1,0 +1,59 @@
+# Mocap Dynamics — every workflow is a make target. Needs only Python 3.11 and make.
+PYTHON ?= python3.11
+VENV := .venv
+VENV45 := .venv-blender45
+VENVPEERS := .venv-peers
+PY := $(VENV)/bin/python
+PY45 := $(VENV45)/bin/python
+PYPEERS := $(VENVPEERS)/bin/python
+PIP_FLAGS := --disable-pip-version-check --quiet
+
+.PHONY: demo test test-unit test-blender test-blender45 test-peers bench extension venv clean
+
+## The two Quick-start commands
+demo: $(VENV)/.installed
+	$(PY) scripts/demo.py --out out
+
+test: test-unit test-blender test-blender45 test-peers
+
+## Environments (created on first use, re-created when a requirements file changes)
+venv: $(VENV)/.installed
+
+$(VENV)/.installed: requirements/runtime.txt requirements/dev.txt
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install $(PIP_FLAGS) -r requirements/dev.txt
+	touch $@
+
+$(VENV45)/.installed: requirements/blender45.txt
+	$(PYTHON) -m venv $(VENV45)
+	$(VENV45)/bin/pip install $(PIP_FLAGS) -r requirements/blender45.txt
+	touch $@
+
+$(VENVPEERS)/.installed: requirements/peers.txt
+	$(PYTHON) -m venv $(VENVPEERS)
+	$(VENVPEERS)/bin/pip install $(PIP_FLAGS) -r requirements/peers.txt
+	touch $@
+
+## Tests: solver units, Blender 5.0 (module from PyPI), Blender 4.5 LTS (installed extension zip), peer engines
+test-unit: $(VENV)/.installed
+	$(PY) -m pytest tests/unit
+
+test-blender: $(VENV)/.installed extension
+	$(PY) -m pytest tests/blender
+
+test-blender45: $(VENV45)/.installed extension
+	MOCAP_DYNAMICS_TEST_MODE=installed $(PY45) -m pytest tests/blender
+
+test-peers: $(VENVPEERS)/.installed
+	$(PYPEERS) -m pytest tests/peers
+
+## Benchmarks print figures; they are never timed tests
+bench: $(VENV)/.installed $(VENVPEERS)/.installed
+	$(PY) scripts/bench.py
+
+## Installable extension zips (one per platform) in dist/, built by Blender's own extension CLI
+extension: $(VENV)/.installed
+	$(PY) scripts/build_extension.py
+
+clean:
+	rm -rf out dist wheels .pytest_cache

@@ -1,0 +1,1 @@
+"""Motion reconstruction: natural coordinates, OTM, Lee, joint angles."""
