@@ -1,0 +1,97 @@
+"""From what a reader found in a file to a ``Trial``: the steps every marker reader shares.
+
+A reader hands over the raw markers ``(T, M, 3)`` in file units and axes with
+NaN for missing samples; here they are scaled to metres, turned Z up, samples
+at exactly (0, 0, 0) (how many systems write "not seen") made missing, labels
+cleaned, markers without a single sample dropped (with a warning), and the
+gaps summarised, each step recorded in ``Trial.conversions``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+
+import numpy as np
+
+from ..errors import InputError
+from .conventions import ImportOptions, to_z_up
+from .plates import plate_note, plate_samples
+from .trial import ForcePlate, Trial
+
+
+def assemble_trial(source: str, labels: list[str], markers: np.ndarray, rate: float, start_time: float, *,
+                   scale: float, up_axis: str, options: ImportOptions, conversions: list[str],
+                   warnings: list[str], plates: tuple[ForcePlate, ...] = (), metadata: dict | None = None) -> Trial:
+    """The finished trial; ``markers`` are in file units/axes, ``plates`` already in world units/axes."""
+    if markers.shape[1] == 0:
+        raise InputError(f"{source} has no markers", "export the trial with its marker trajectories")
+    if markers.shape[0] == 0:
+        raise InputError(f"{source} has no frames", "export the trial with its marker trajectories")
+    if not (np.isfinite(rate) and rate > 0):
+        raise InputError(f"{source}: the marker rate {rate!r} Hz is not a positive number",
+                         "fix the rate in the file header")
+    conversions, warnings = list(conversions), list(warnings)
+    markers = to_z_up(np.asarray(markers, dtype=np.float64) * scale, up_axis)
+    at_origin = np.all(markers == 0.0, axis=2)
+    if at_origin.any():
+        markers[at_origin] = np.nan
+        conversions.append(f"samples: {at_origin.sum()} marker samples at exactly (0, 0, 0), the usual "
+                           "'not seen' value, read as missing")
+    labels = _clean_labels(labels, options.strip_prefix, conversions, warnings)
+    markers, labels = _drop_empty(source, markers, labels, warnings)
+    trial = Trial(source=source, labels=tuple(labels), markers=markers, rate=float(rate),
+                  start_time=float(start_time), plates=tuple(plates), warnings=tuple(warnings),
+                  metadata=dict(metadata or {}))
+    conversions.append(_gap_summary(trial))
+    if plates:
+        conversions += list(dict.fromkeys(n for p in plates for n in p.notes))
+        conversions.append(plate_note(plates, rate))
+    return replace(trial, plate_samples=plate_samples(plates, trial.times, rate), conversions=tuple(conversions))
+
+
+def _clean_labels(labels: list[str], strip_prefix: bool, conversions: list[str], warnings: list[str]) -> list[str]:
+    labels = [label.strip() or f"marker{i + 1}" for i, label in enumerate(labels)]
+    if strip_prefix and any(":" in label for label in labels):
+        stripped = [label.rsplit(":", 1)[-1] or label for label in labels]
+        prefixes = sorted({label.rsplit(":", 1)[0] + ":" for label in labels if ":" in label})
+        if len(set(stripped)) == len(set(labels)):
+            conversions.append(f"labels: removed the prefix {', '.join(map(repr, prefixes))} "
+                               f"({sum(':' in label for label in labels)} labels)")
+            labels = stripped
+        else:
+            warnings.append(f"Kept the label prefixes {', '.join(prefixes)}: without them two markers would "
+                            "share a name")
+    repeats = [label for label, n in Counter(labels).items() if n > 1]
+    if repeats:
+        seen = Counter()
+        renamed = []
+        for label in labels:
+            seen[label] += 1
+            renamed.append(label if seen[label] == 1 else f"{label}_{seen[label]}")
+        warnings.append(f"Marker names used more than once were numbered: {', '.join(repeats)}")
+        labels = renamed
+    return labels
+
+
+def _drop_empty(source: str, markers: np.ndarray, labels: list[str], warnings: list[str]):
+    has_samples = (~np.isnan(markers).any(axis=2)).any(axis=0)
+    if not has_samples.any():
+        raise InputError(f"{source}: no marker has a single valid sample",
+                         "check the export: every marker is missing in every frame")
+    if not has_samples.all():
+        empty = [label for label, ok in zip(labels, has_samples) if not ok]
+        warnings.append(f"Dropped {len(empty)} marker(s) missing in every frame: {', '.join(empty)}")
+        markers = markers[:, has_samples]
+        labels = [label for label, ok in zip(labels, has_samples) if ok]
+    return markers, labels
+
+
+def _gap_summary(trial: Trial) -> str:
+    gaps = sorted((g for g in trial.gaps() if not g.complete), key=lambda g: -g.missing)
+    if not gaps:
+        return f"gaps: none (all {trial.n_markers} markers present in all {trial.n_frames} frames)"
+    missing = 100 * (~trial.present()).mean()
+    return (f"gaps: {missing:.2f} % of marker samples missing (NaN); {len(gaps)} of {trial.n_markers} markers "
+            "have gaps: " + "; ".join(f"{g.label} {g.missing} frames in {g.gaps} gaps (longest {g.longest})"
+                                      for g in gaps))

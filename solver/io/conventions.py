@@ -1,0 +1,130 @@
+"""Units and up axis at the file boundary, shared by every reader and writer.
+
+Inside the solver everything is metres and a right-handed world with Z up.
+A file that is Y up (OpenSim's convention: X forward, Y up, Z right) is turned
+Z up by a rotation of +90° about X, ``(x, y, z) -> (x, -z, y)``: right-handed
+stays right-handed, X stays forward, and OpenSim's Z (right) becomes -Y
+(Y is then the subject's left), the same rotation Blender's glTF importer uses.
+
+Where the up axis comes from, first match wins: ``ImportOptions.up_axis``,
+then the file's own convention (OpenSim TRC/.mot: Y up; C3D: the axis named by
+``POINT:Y_SCREEN``, the axis drawn vertically on screen), then
+``guess_up_axis``: a standing or moving person is taller than wide, so the
+axis (Y or Z) along which the markers spread furthest, frame by frame, is up.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InputError
+
+#: Length unit spellings found in C3D POINT:UNITS and TRC "Units" -> metres per unit.
+LENGTH_UNITS = {
+    "m": 1.0, "meter": 1.0, "meters": 1.0, "metre": 1.0, "metres": 1.0,
+    "cm": 0.01, "centimeter": 0.01, "centimeters": 0.01, "centimetre": 0.01, "centimetres": 0.01,
+    "mm": 0.001, "millimeter": 0.001, "millimeters": 0.001, "millimetre": 0.001, "millimetres": 0.001,
+}
+UNIT_OVERRIDES = ("m", "cm", "mm")
+UP_AXES = ("Y", "Z")
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    """How to read a recording when the file alone does not say it right.
+
+    ``units`` overrides the file's length unit ("m", "cm" or "mm"); ``up_axis``
+    says which file axis points up ("Y" or "Z"); ``strip_prefix`` turns
+    ``Subject:LFHD`` into ``LFHD``.
+    """
+
+    units: str | None = None
+    up_axis: str | None = None
+    strip_prefix: bool = True
+
+    def __post_init__(self):
+        if self.units is not None and self.units not in UNIT_OVERRIDES:
+            raise InputError(f"Unknown units override {self.units!r}",
+                             f"use one of {', '.join(UNIT_OVERRIDES)}")
+        if self.up_axis is not None and self.up_axis.upper() not in UP_AXES:
+            raise InputError(f"Unknown up axis override {self.up_axis!r}", "use 'Y' or 'Z'")
+        if self.up_axis is not None:
+            object.__setattr__(self, "up_axis", self.up_axis.upper())
+
+
+def length_scale(found: str | None, override: str | None, where: str, source: str) -> tuple[float, str]:
+    """Metres per file unit, and a sentence saying what was done.
+
+    ``found`` is the unit written in the file (``where`` names the field), e.g. "mm".
+    """
+    if override is not None:
+        scale = LENGTH_UNITS[override]
+        return scale, (f"lengths: read as {override} as requested (the file says {found!r}), "
+                       f"scaled by {scale:g} to metres")
+    key = (found or "").strip().lower()
+    if key not in LENGTH_UNITS:
+        raise InputError(f"{source}: unknown length units {found!r} in {where}",
+                         "pass ImportOptions(units='mm') (or 'cm', 'm') to say which units the file uses")
+    scale = LENGTH_UNITS[key]
+    if scale == 1.0:
+        return scale, f"lengths: file is in metres ({where} {found!r}), kept"
+    return scale, f"lengths: file is in {key} ({where} {found!r}), scaled by {scale:g} to metres"
+
+
+def to_z_up(vectors: np.ndarray, up_axis: str) -> np.ndarray:
+    """File axes -> world axes (Z up); vectors along the last axis."""
+    if up_axis == "Z":
+        return vectors
+    x, y, z = np.moveaxis(vectors, -1, 0)
+    return np.stack((x, -z, y), axis=-1)
+
+
+def from_z_up(vectors: np.ndarray, up_axis: str) -> np.ndarray:
+    """World axes (Z up) -> file axes; the inverse of ``to_z_up``."""
+    if up_axis == "Z":
+        return vectors
+    x, y, z = np.moveaxis(vectors, -1, 0)
+    return np.stack((x, z, -y), axis=-1)
+
+
+def guess_up_axis(markers: np.ndarray) -> tuple[str, float]:
+    """The file axis ("Y" or "Z") along which the markers ``(T, M, 3)`` spread furthest, and by what factor.
+
+    The spread is the per-frame extent of all markers, median over at most
+    about 500 evenly spaced frames (plenty for a median).
+    """
+    markers = markers[::max(1, len(markers) // 500)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN frames
+        extent = np.nan_to_num(np.nanmedian(np.nanmax(markers, axis=1) - np.nanmin(markers, axis=1), axis=0))
+    y, z = extent[1], extent[2]
+    return ("Y", y / max(z, 1e-12)) if y > z else ("Z", z / max(y, 1e-12))
+
+
+def resolve_up_axis(override: str | None, convention: str | None, convention_source: str,
+                    markers: np.ndarray) -> tuple[str, str, list[str]]:
+    """The file's up axis, a sentence saying why and what was done, and warnings for the user.
+
+    ``convention`` is what the file format says (None when it says nothing);
+    a warning is given when the markers clearly (1.5 times) spread along the other axis.
+    """
+    doubts = []
+    if override is not None:
+        axis, why = override, "as requested"
+    elif convention is not None:
+        axis, why = convention, f"by {convention_source}"
+        guess, factor = guess_up_axis(markers)
+        if guess != convention and factor > 1.5:
+            doubts.append(f"The file is taken as {convention} up ({convention_source}), but its markers spread "
+                          f"{factor:.1f} times further along {guess}: if the subject lies down, import with "
+                          f"ImportOptions(up_axis='{guess}')")
+    else:
+        axis, _ = guess_up_axis(markers)
+        why = ("guessed: the file does not say, and the markers spread furthest along "
+               f"{axis}; pass ImportOptions(up_axis=...) if that is wrong")
+    if axis == "Z":
+        return axis, f"axes: file is Z up ({why}), kept", doubts
+    return axis, f"axes: file is Y up ({why}), rotated +90° about X to Z up: (x, y, z) -> (x, -z, y)", doubts

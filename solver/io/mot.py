@@ -1,0 +1,162 @@
+"""OpenSim storage tables (``.mot``, ``.sto``) and ground reaction force files.
+
+Layout (OpenSim's Storage / STOFileAdapter): an optional name line, then
+``key=value`` lines (``version``, ``nRows``, ``nColumns``, ``inDegrees``, ...)
+up to ``endheader``; one line of column names (the first is ``time``); then
+one row per sample, cells separated by tabs or spaces.
+
+GRF files (``read_grf_mot``) hold, per force plate, the force on the subject
+``<stem>v{x,y,z}`` [N], its point of application (the centre of pressure)
+``<stem>p{x,y,z}`` [m] and the torque about that point, which is the free
+moment, ``<stem>m{x,y,z}`` or ``<stem with force->torque>{x,y,z}`` [N·m], in
+ground axes, Y up (e.g. ``ground_force_1_vx`` ... ``ground_force_1_mz``, or
+``ground_force_vx`` ... ``ground_torque_x``). They carry no plate outline.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InputError
+from .atomic import write_text
+from .conventions import to_z_up
+from .plates import UNLOADED_BELOW_N, loaded, mask_unloaded
+from .tabular import check_increasing, data_rows, parse_rows, read_lines
+from .trial import ForcePlate
+
+#: Side [m] of the square drawn as the outline of a plate whose corners the file does not give.
+ASSUMED_PLATE_SIDE = 0.2
+_FORCE_X = re.compile(r"^(.*)v(x)$")
+_RESERVED = ("version", "nRows", "nColumns", "inDegrees")
+
+
+@dataclass(frozen=True)
+class Table:
+    """One OpenSim table: column names, data ``(T, C)``, the header's ``key=value`` pairs, angles in degrees?"""
+
+    columns: tuple[str, ...]
+    data: np.ndarray
+    header: dict = field(default_factory=dict)
+    in_degrees: bool = False
+    name: str = ""
+
+    def column(self, name: str) -> np.ndarray:
+        """One column by name."""
+        try:
+            return self.data[:, self.columns.index(name)]
+        except ValueError:
+            raise InputError(f"The table has no column {name!r}",
+                             f"columns are {', '.join(self.columns[:8])}{' ...' if len(self.columns) > 8 else ''}"
+                             ) from None
+
+    @property
+    def time(self) -> np.ndarray:
+        return self.data[:, 0]
+
+
+def read_table(path: str | Path) -> Table:
+    """Read an OpenSim .mot/.sto file; InputError if the header disagrees with the data or time runs backwards."""
+    path = Path(path)
+    source = path.name
+    lines = read_lines(path, "OpenSim .mot/.sto")
+    end = next((i for i, line in enumerate(lines) if line.strip().lower() == "endheader"), None)
+    if end is None:
+        raise InputError(f"{source} is not an OpenSim table: it has no 'endheader' line",
+                         "choose an OpenSim .mot or .sto file")
+    name, header = "", {}
+    for line in lines[:end]:
+        if "=" in line:
+            key, value = line.split("=", 1)
+            header[key.strip()] = value.strip()
+        elif line.strip() and not name:
+            name = line.strip()
+    names_at = next((i for i in range(end + 1, len(lines)) if lines[i].strip()), None)
+    if names_at is None:
+        raise InputError(f"{source} has no column names after 'endheader'", "check the file")
+    columns = tuple(lines[names_at].split("\t") if "\t" in lines[names_at] else lines[names_at].split())
+    columns = tuple(c.strip() for c in columns if c.strip())
+    rows, numbers = data_rows(lines, names_at + 1)
+    data, _ = parse_rows(rows, numbers, len(columns), f"the column name row has {len(columns)} names", source)
+    for key, actual in (("nColumns", len(columns)), ("nRows", len(data))):
+        if key in header and header[key].strip().isdigit() and int(header[key]) != actual:
+            raise InputError(f"{source}: the header says {key}={header[key]} but the file has {actual}",
+                             f"fix {key} or the data")
+    if len(data) and columns[0].lower() == "time":
+        check_increasing(data[:, 0], numbers, source)
+    in_degrees = header.get("inDegrees", "no").strip().lower() == "yes"
+    return Table(columns=columns, data=data, header=header, in_degrees=in_degrees, name=name)
+
+
+def write_table(table: Table, path: str | Path) -> Path:
+    """Write an OpenSim .mot/.sto file (storage version 1), atomically."""
+    path = Path(path)
+    data = np.asarray(table.data, dtype=np.float64).reshape(-1, len(table.columns))
+    lines = [table.name or path.stem, "version=1", f"nRows={len(data)}", f"nColumns={len(table.columns)}",
+             f"inDegrees={'yes' if table.in_degrees else 'no'}"]
+    lines += [f"{k}={v}" for k, v in table.header.items() if k not in _RESERVED]
+    lines += ["endheader", "\t".join(table.columns)]
+    row = "\t".join(["%.10g"] * len(table.columns))
+    lines += [row % tuple(r) for r in data]
+    return write_text(path, "\n".join(lines) + "\n")
+
+
+def read_grf_mot(path: str | Path, up_axis: str = "Y") -> tuple[ForcePlate, ...]:
+    """Force plates from an OpenSim GRF .mot (forces on the subject, COP, free moment), in world axes (Z up).
+
+    The file has no plate outlines: each plate gets an ``ASSUMED_PLATE_SIDE``
+    square around its mean loaded centre of pressure, and its notes say so.
+    """
+    if up_axis not in ("Y", "Z"):
+        raise InputError(f"Unknown up axis {up_axis!r} for the GRF file", "use 'Y' (OpenSim) or 'Z'")
+    table = read_table(path)
+    source = Path(path).name
+    if table.columns[0].lower() != "time" or len(table.data) < 2:
+        raise InputError(f"{source}: a GRF file needs a 'time' column and at least two rows",
+                         "choose an OpenSim ground reaction force .mot")
+    time = table.time
+    steps = np.diff(time)
+    rate = float(np.round(1.0 / np.median(steps), 6))
+    if np.max(np.abs(steps * rate - 1.0)) > 0.01:
+        raise InputError(f"{source}: the samples are not evenly spaced in time",
+                         "resample the GRF file to a constant rate")
+    stems = [m.group(1) for c in table.columns if (m := _FORCE_X.match(c))]
+    if not stems:
+        raise InputError(f"{source} has no force columns (names ending in 'vx', e.g. ground_force_1_vx)",
+                         "choose an OpenSim ground reaction force .mot")
+    axes_note = ("axes: GRF file is Y up (OpenSim), rotated +90° about X to Z up: (x, y, z) -> (x, -z, y)"
+                 if up_axis == "Y" else "axes: GRF file is Z up, kept")
+    return tuple(_plate(table, stem, rate, up_axis, axes_note, source) for stem in stems)
+
+
+def _plate(table: Table, stem: str, rate: float, up_axis: str, axes_note: str, source: str) -> ForcePlate:
+    def vector(prefix: str) -> np.ndarray:
+        names = [f"{prefix}{a}" for a in "xyz"]
+        if not set(names) <= set(table.columns):
+            raise InputError(f"{source}: found {stem}vx but not all of {', '.join(names)}",
+                             "a GRF file needs force (v), point (p) and torque columns for every plate")
+        return to_z_up(np.stack([table.column(n) for n in names], axis=1), up_axis)
+
+    name = stem.strip("_") or "ground_force"
+    force, point = vector(f"{stem}v"), vector(f"{stem}p")
+    torque_prefix = next((p for p in (f"{stem}m", stem.replace("force", "torque"), stem.replace("force", "moment"))
+                          if f"{p}x" in table.columns), None)
+    notes = [f"force plates: read from {source} (N, m, N·m, forces on the subject)", axes_note]
+    if torque_prefix is None:
+        free_moment = np.zeros_like(force)
+        notes.append(f"{name}: no torque columns, free moment set to zero")
+    else:
+        free_moment = vector(torque_prefix)
+    cop, free_moment = mask_unloaded(force, point, free_moment)
+    where = point[loaded(force)] if loaded(force).any() else point
+    where = where[np.isfinite(where).all(axis=1)]
+    centre = where.mean(axis=0) if len(where) else np.zeros(3)
+    half = ASSUMED_PLATE_SIDE / 2
+    corners = centre + np.array([[half, -half, 0], [-half, -half, 0], [-half, half, 0], [half, half, 0]])  # C3D order
+    notes.append(f"{name}: the file gives no plate outline; drew a {ASSUMED_PLATE_SIDE:g} m square around the "
+                 f"mean centre of pressure (loaded above {UNLOADED_BELOW_N:g} N)")
+    return ForcePlate(name=name, corners=corners, rate=float(rate), start_time=float(table.time[0]),
+                      force=force, cop=cop, free_moment=free_moment, notes=tuple(notes))

@@ -1,0 +1,113 @@
+"""TRC marker files, OpenSim flavour (``PathFileType 4``), read and written.
+
+Layout (OpenSim's TRCFileAdapter): line 1 ``PathFileType 4 (X/Y/Z) name``;
+line 2 header keys (``DataRate CameraRate NumFrames NumMarkers Units
+OrigDataRate OrigDataStartFrame OrigNumFrames``); line 3 their values; line 4
+``Frame# Time`` and one name per marker (each followed by two empty cells);
+line 5 ``X1 Y1 Z1 X2 ...``; then, after an optional blank line, one row per
+frame: frame number, time, x y z per marker. Cells are separated by tabs (or
+spaces); an empty cell is a missing sample. OpenSim files are Y up.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InputError
+from .assemble import assemble_trial
+from .atomic import write_text
+from .conventions import ImportOptions, from_z_up, length_scale, resolve_up_axis
+from .tabular import check_increasing, data_rows, parse_rows, read_lines
+from .trial import Trial
+
+_REQUIRED = ("DataRate", "NumFrames", "NumMarkers", "Units")
+
+
+def read_trc(path: Path, options: ImportOptions) -> Trial:
+    """Read an OpenSim TRC file into a ``Trial`` (metres, Z up)."""
+    source = path.name
+    lines = read_lines(path, "TRC")
+    if not lines[0].startswith("PathFileType") or len(lines) < 5:
+        raise InputError(f"{source} is not a TRC file (it does not start with 'PathFileType')",
+                         "choose an OpenSim TRC file, or a C3D file")
+    header = _header(lines, source)
+    rate, n_frames, n_markers = header["DataRate"], header["NumFrames"], header["NumMarkers"]
+    names = [cell.strip() for cell in _cells(lines[3])[2:] if cell.strip()]
+    if len(names) != n_markers:
+        raise InputError(f"{source}: the header says NumMarkers={n_markers} but the marker name row lists "
+                         f"{len(names)} markers", "fix NumMarkers or the marker name row")
+    axis_row = lines[4].split()  # "X1 Y1 Z1 ...", absent in some writers' files
+    first_data = 5 if axis_row and axis_row[0][:1] in "XYZxyz" else 4
+    rows, numbers = data_rows(lines, first_data)
+    n_columns = 2 + 3 * n_markers
+    values, notes = parse_rows(rows, numbers, n_columns,
+                               f"the header says NumMarkers={n_markers}, so {n_columns} columns", source)
+    if not len(values):
+        raise InputError(f"{source} has no data rows", "export the trial with its marker trajectories")
+    if len(values) != n_frames:
+        raise InputError(f"{source}: the header says NumFrames={n_frames} but the file has {len(values)} data rows",
+                         "fix NumFrames or the data rows (was the file cut short?)")
+    times = values[:, 1]
+    check_increasing(times, numbers, source)
+    markers = values[:, 2:].reshape(len(values), n_markers, 3)
+    scale, units_note = length_scale(header["Units"], options.units, "the header's Units", source)
+    up_axis, axes_note, warnings = resolve_up_axis(options.up_axis, "Y", "the OpenSim TRC convention", markers)
+    if len(times) > 1 and np.max(np.abs(times - times[0] - np.arange(len(times)) / rate)) > 0.5 / rate:
+        warnings.append(f"The Time column does not follow DataRate={rate:g} Hz; the trial uses DataRate and the "
+                        "first time")
+    return assemble_trial(source, names, markers, rate, float(times[0]), scale=scale, up_axis=up_axis,
+                          options=options, conversions=[units_note, axes_note, *notes], warnings=warnings,
+                          metadata={"format": "trc", "file_units": header["Units"], "file_up_axis": up_axis})
+
+
+def write_trc(trial: Trial, path: str | Path, up_axis: str = "Y") -> Path:
+    """Write the trial's markers as an OpenSim TRC file in metres; missing samples are empty cells.
+
+    ``up_axis="Y"`` (default) writes OpenSim's Y-up axes, so OpenSim reads the
+    file as is (and ``load_trial`` turns it back to Z up); ``"Z"`` keeps the
+    solver's Z-up axes. The write is atomic.
+    """
+    if up_axis not in ("Y", "Z"):
+        raise InputError(f"Unknown up axis {up_axis!r} for the TRC file", "use 'Y' (OpenSim) or 'Z'")
+    path = Path(path)
+    n_frames, n_markers = trial.n_frames, trial.n_markers
+    first_frame = int(round(trial.start_time * trial.rate)) + 1
+    rate = f"{trial.rate:.10g}"
+    header = [
+        f"PathFileType\t4\t(X/Y/Z)\t{path.name}",
+        "DataRate\tCameraRate\tNumFrames\tNumMarkers\tUnits\tOrigDataRate\tOrigDataStartFrame\tOrigNumFrames",
+        f"{rate}\t{rate}\t{n_frames}\t{n_markers}\tm\t{rate}\t{first_frame}\t{n_frames}",
+        "Frame#\tTime\t" + "\t".join(f"{label}\t\t" for label in trial.labels),
+        "\t\t" + "\t".join(f"X{i}\tY{i}\tZ{i}" for i in range(1, n_markers + 1)),
+        "",
+    ]
+    table = np.column_stack((np.arange(1, n_frames + 1), trial.times,
+                             from_z_up(trial.markers, up_axis).reshape(n_frames, 3 * n_markers)))
+    row = "%d" + "\t%.10g" * (table.shape[1] - 1)
+    body = "\n".join(row % tuple(r) for r in table).replace("nan", "")
+    return write_text(path, "\n".join(header) + "\n" + body + "\n")
+
+
+def _cells(line: str) -> list[str]:
+    return line.split("\t") if "\t" in line else line.split()
+
+
+def _header(lines: list[str], source: str) -> dict:
+    header = dict(zip((k.strip() for k in _cells(lines[1])), (v.strip() for v in _cells(lines[2]))))
+    missing = [key for key in _REQUIRED if key not in header]
+    if missing:
+        raise InputError(f"{source}: the TRC header lacks {', '.join(missing)}",
+                         "the second and third lines must name and give DataRate, NumFrames, NumMarkers and Units")
+    try:
+        parsed = {"DataRate": float(header["DataRate"]), "NumFrames": int(header["NumFrames"]),
+                  "NumMarkers": int(header["NumMarkers"]), "Units": header["Units"]}
+    except ValueError:
+        raise InputError(f"{source}: the TRC header values are not numbers where they should be "
+                         f"(DataRate={header['DataRate']!r}, NumFrames={header['NumFrames']!r}, "
+                         f"NumMarkers={header['NumMarkers']!r})", "fix the third line of the file") from None
+    if not (np.isfinite(parsed["DataRate"]) and parsed["DataRate"] > 0):
+        raise InputError(f"{source}: DataRate={header['DataRate']} is not a positive rate",
+                         "fix the third line of the file")
+    return parsed

@@ -1,0 +1,107 @@
+"""OpenSim .mot/.sto tables, GRF files as force plates, attaching them to a trial, body weight from standing."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from solver.errors import InputError
+from solver.io import Table, attach_plates, load_trial, quiet_standing_weight, read_grf_mot, read_table, write_table
+
+
+@pytest.fixture(scope="module")
+def static_trial(shared_data):
+    trial = load_trial(shared_data / "subject4_static1.trc")
+    return attach_plates(trial, read_grf_mot(shared_data / "subject4_static1_grf.mot"))
+
+
+def test_grf_table_reads_with_its_header(shared_data):
+    table = read_table(shared_data / "subject4_walking1_grf.mot")
+    assert table.data.shape == (131, 19) and table.columns[:2] == ("time", "ground_force_1_vx")
+    assert table.header["nRows"] == "131" and not table.in_degrees
+    np.testing.assert_allclose(table.column("ground_force_1_vy")[:2], [207.522, 220.559])
+
+
+def test_grf_plates_are_forces_on_the_subject_in_z_up_axes(shared_data):
+    table = read_table(shared_data / "subject4_walking1_grf.mot")
+    plates = read_grf_mot(shared_data / "subject4_walking1_grf.mot")
+    assert [p.name for p in plates] == ["ground_force_1", "ground_force_2"]
+    plate = plates[0]
+    assert plate.rate == 100.0 and plate.start_time == 0.0 and plate.force.shape == (131, 3)
+    vx, vy, vz = (table.column(f"ground_force_1_v{a}") for a in "xyz")
+    np.testing.assert_allclose(plate.force, np.column_stack((vx, -vz, vy)))  # Y up -> Z up
+    loaded = plate.force[:, 2] >= 20.0
+    np.testing.assert_allclose(plate.cop[loaded, 2], table.column("ground_force_1_py")[loaded])
+    assert np.isnan(plate.cop[~loaded]).all()
+    my = table.column("ground_force_1_my")  # the free moment, about the vertical
+    np.testing.assert_allclose(plate.free_moment[loaded, 2], my[loaded])
+    centre = np.nanmean(plate.cop[loaded], axis=0)
+    np.testing.assert_allclose(plate.corners.mean(axis=0), centre)  # no outline in the file: a square around it
+    assert any("no plate outline" in n for n in plate.notes)
+
+
+def test_quiet_standing_weight_of_subject4(static_trial):
+    assert quiet_standing_weight(static_trial) == pytest.approx(589.0, abs=10.0)
+    assert static_trial.plate_samples.force.shape == (517, 3, 3)
+    assert any("no plate outline" in c for c in static_trial.conversions)
+    assert any("force plates: 3 at 100 Hz" in c for c in static_trial.conversions)
+
+
+def test_walking_has_no_quiet_standing(shared_data):
+    trial = load_trial(shared_data / "subject4_walking1.trc")
+    assert quiet_standing_weight(trial) is None  # no plates at all
+    walking = attach_plates(trial, read_grf_mot(shared_data / "subject4_walking1_grf.mot"))
+    assert quiet_standing_weight(walking) is None
+
+
+def test_plates_that_miss_the_trial_cannot_be_attached(shared_data):
+    trial = load_trial(shared_data / "subject4_walking1.trc")
+    plates = read_grf_mot(shared_data / "subject4_walking1_grf.mot")
+    late = [replace(p, start_time=100.0) for p in plates]
+    with pytest.raises(InputError, match="does not overlap"):
+        attach_plates(trial, late)
+
+
+def test_table_round_trip(tmp_path):
+    data = np.column_stack((np.arange(5) * 0.01, np.linspace(-1, 1, 5), [1e-9, 2.5, np.nan, 4, 5]))
+    table = Table(("time", "knee_angle_r", "hip_flexion_r"), data, {"DataType": "double"}, in_degrees=True,
+                  name="ik")
+    back = read_table(write_table(table, tmp_path / "ik.mot"))
+    assert back.columns == table.columns and back.in_degrees and back.name == "ik"
+    assert back.header["DataType"] == "double" and back.header["nRows"] == "5"
+    np.testing.assert_allclose(back.data, data, rtol=1e-10)
+
+
+def test_grf_with_ground_torque_columns(tmp_path):
+    columns = ["time"] + [f"ground_force_v{a}" for a in "xyz"] + [f"ground_force_p{a}" for a in "xyz"] + \
+              [f"ground_torque_{a}" for a in "xyz"]
+    data = np.zeros((4, 10))
+    data[:, 0] = np.arange(4) / 1000.0
+    data[:, 2], data[:, 4], data[:, 8] = 700.0, 0.3, 1.5  # vy up, px forward, torque about y (up)
+    write_table(Table(tuple(columns), data), tmp_path / "grf.mot")
+    (plate,) = read_grf_mot(tmp_path / "grf.mot")
+    assert plate.rate == 1000.0
+    np.testing.assert_allclose(plate.force[0], [0.0, 0.0, 700.0])
+    np.testing.assert_allclose(plate.cop[0], [0.3, 0.0, 0.0])
+    np.testing.assert_allclose(plate.free_moment[0], [0.0, 0.0, 1.5])
+
+
+@pytest.mark.parametrize("text, message", [
+    ("nRows=3\nnColumns=2\nendheader\ntime\tx\n0\t1\n0.01\t2\n", "nRows=3 but the file has 2"),
+    ("nColumns=3\nendheader\ntime\tx\n0\t1\n", "nColumns=3 but the file has 2"),
+    ("version=1\ntime\tx\n0\t1\n", "no 'endheader' line"),
+    ("endheader\ntime\tx\n0\t1\n0.01\t2\n0.01\t3\n", "time does not increase at line 5"),
+])
+def test_bad_tables_raise_input_error(tmp_path, text, message):
+    path = tmp_path / "bad.mot"
+    path.write_text(text)
+    with pytest.raises(InputError, match=message):
+        read_table(path)
+
+
+def test_grf_file_without_force_columns_is_refused(tmp_path):
+    path = write_table(Table(("time", "knee"), np.array([[0.0, 1.0], [0.01, 2.0]])), tmp_path / "ik.mot")
+    with pytest.raises(InputError, match="no force columns"):
+        read_grf_mot(path)
