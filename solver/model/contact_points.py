@@ -1,0 +1,80 @@
+"""Contact points: where the ground may push on the body (Brubaker, Sigal & Fleet 2009, §5).
+
+"Eight contact points are placed around the end of each body segment, except
+for the feet, which have four contact points on the bottom." Here:
+
+- a ring of ``ring_points`` points (default 8) in the plane through the
+  segment's tip perpendicular to its long axis (origin -> tip), of radius
+  ``ring_scale`` (default 1) times the segment's radius of gyration about that
+  axis, ``sqrt(I_long / m)``. (A solid cylinder's is R/√2; limbs taper toward
+  their distal ends, so the radius of gyration itself is a fair distal radius.)
+- on each foot: heel and toe, medial and lateral, on the sole plane (the
+  lowest foot marker minus marker radius and skin, ``model.metadata["feet"]``):
+  heel points at the heel marker, toe points at the toe marker, half-widths
+  ``heel_width`` and ``toe_width`` of the heel-toe distance (typical adult
+  breadths: heel about 27 %, forefoot about 40 % of the heel-to-toe-marker length).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from .body import BodyModel
+
+
+@dataclass(frozen=True)
+class ContactConfig:
+    """Which segments get contact points and how many. ``segments``: None = every segment;
+    feet (segments with foot landmarks) get the four sole points when ``feet`` is True."""
+
+    segments: tuple[str, ...] | None = None
+    ring_points: int = 8
+    ring_scale: float = 1.0
+    feet: bool = True
+    heel_width: float = 0.135
+    toe_width: float = 0.20
+
+
+def ring(tip: np.ndarray, radius: float, n: int) -> np.ndarray:
+    """``n`` points on a circle of ``radius`` around ``tip``, in the plane perpendicular to ``tip``'s direction
+    (the segment's long axis from its origin); the first point is toward +X made orthogonal (anterior)."""
+    axis = tip / np.linalg.norm(tip)
+    ref = np.array([1.0, 0.0, 0.0]) if abs(axis[0]) < 0.9 else np.array([0.0, 0.0, 1.0])
+    e1 = ref - (ref @ axis) * axis
+    e1 /= np.linalg.norm(e1)
+    e2 = np.cross(axis, e1)
+    phi = 2 * np.pi * np.arange(n) / n
+    return tip + radius * (np.cos(phi)[:, None] * e1 + np.sin(phi)[:, None] * e2)
+
+
+def sole(heel: np.ndarray, toe: np.ndarray, sole_z: float, heel_width: float, toe_width: float) -> np.ndarray:
+    """Four sole points (heel medial/lateral, toe medial/lateral order: heel +Y, heel -Y, toe +Y, toe -Y)."""
+    heel, toe = np.asarray(heel, float), np.asarray(toe, float)
+    length = np.linalg.norm((toe - heel)[:2])
+    forward = (toe - heel)[:2] / length
+    left = np.array([-forward[1], forward[0], 0.0])
+    points = [np.r_[p[:2], sole_z] + sign * width * length * left
+              for p, width in ((heel, heel_width), (toe, toe_width)) for sign in (1.0, -1.0)]
+    return np.array(points)
+
+
+def with_contact_points(model: BodyModel, config: ContactConfig | None = None) -> BodyModel:
+    """``model`` with contact points placed per ``config`` (replacing any it had)."""
+    config = config or ContactConfig()
+    feet = model.metadata.get("feet", {})
+    chosen = model.names if config.segments is None else config.segments
+    segments = []
+    for s in model.segments:
+        if s.name not in chosen:
+            points = np.zeros((0, 3))
+        elif s.name in feet and config.feet:
+            f = feet[s.name]
+            points = sole(f["heel"], f["toe"], f["sole"], config.heel_width, config.toe_width)
+        else:
+            axis = s.tip / s.length
+            radius = config.ring_scale * np.sqrt(axis @ s.inertia @ axis / s.mass)
+            points = ring(s.tip, radius, config.ring_points)
+        segments.append(replace(s, contact_points=points))
+    return replace(model, segments=tuple(segments))

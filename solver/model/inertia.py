@@ -1,0 +1,169 @@
+"""Segment inertial parameters: de Leva (1996) and Lee (2009) tables, scaled to the subject.
+
+``de_leva``: de Leva P. (1996) Adjustments to Zatsiorsky-Seluyanov's segment
+inertia parameters. J Biomech 29(9):1223-1230, Table 4 (female and male):
+mass [% body mass], CM position [% of length from the first endpoint], radii
+of gyration [% of length] about the sagittal (antero-posterior), transverse
+(medio-lateral) and longitudinal axes, and the mean segment length [mm].
+Rows and their endpoints as de Leva defines them, -> our points:
+
+=============  ===========  ============================================================
+row            endpoints    mapped to
+=============  ===========  ============================================================
+head           VERT-CERV    vertex (head tip) - neck joint centre (Table 4, alternative
+                            head definition; its C7 end is our C7/jugular-notch midpoint)
+trunk          SUPR-MIDH    neck joint centre - mid-hip (pelvis origin)
+lower_trunk    OMPH-MIDH    lumbar joint centre (pelvis tip) - mid-hip
+upper_arm      SJC-EJC      shoulder - elbow joint centres
+forearm        EJC-WJC      elbow - wrist joint centres
+hand           WJC-MET3     wrist joint centre - hand tip (3rd metacarpal head)
+thigh          HJC-KJC      hip - knee joint centres
+shank          KJC-LMAL     knee - ankle joint centres (malleoli midpoint)
+foot           HEEL-TTIP    heel marker - foot tip (toe marker)
+=============  ===========  ============================================================
+
+The female fractions sum to 99.99 % (rounding in the table); masses are
+divided by the sum of the fractions used, so segment masses add up to the
+body mass exactly.
+
+``lee``: Lee (2009) Table F.1 (mass, CM) and F.2 (radii), one set of values
+(male subject); rows: head VERT-CERV (= de Leva's alternative head), trunk
+MSHO-MIDH (mid-shoulder - mid-hip: de Leva's third trunk definition; CM 43.1 %
+as in Table F.1, Fig. 9.4 says 43.40 %), forearm EJC-RSTY (radial styloid,
+mapped to the wrist centre), upper arm, thigh, shank and foot as de Leva male.
+F.2 lists the foot's radii as 25.7/24.5/12.4 under transverse/longitudinal/
+sagittal; read literally the largest radius would be about the foot's long
+axis, so we use them as de Leva does (sagittal 25.7, transverse 24.5,
+longitudinal 12.4). Lee's model has no hand row and no pelvis: the hand and
+the lower trunk (to split the pelvis off the trunk) come from de Leva male,
+as the implementer's notes §7 suggest.
+
+Axes: the longitudinal axis runs between the endpoints; the transverse axis
+is the segment's Y (medio-lateral) made orthogonal to it; the sagittal axis
+completes the triad (X for limbs, Z for the foot). Both tables give principal
+moments, so a segment's tensor is ``m L² E diag(r_sag², r_trv², r_lon²) Eᵀ``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ModelError
+
+
+@dataclass(frozen=True)
+class Row:
+    """One table row: endpoints, mass %, CM % from the first endpoint, radii % (sag, trv, lon), length mm."""
+
+    start: str
+    end: str
+    mass: float
+    com: float
+    radii: tuple[float, float, float]
+    length: float
+
+
+#: de Leva 1996 Table 4 (head and trunk rows as described above).
+DE_LEVA = {
+    "female": {
+        "head": Row("VERT", "CERV", 6.68, 48.41, (27.1, 29.5, 26.1), 243.7),
+        "trunk": Row("SUPR", "MIDH", 42.57, 41.51, (35.7, 33.9, 17.1), 529.3),
+        "lower_trunk": Row("OMPH", "MIDH", 12.47, 49.20, (43.3, 40.2, 44.4), 181.5),
+        "upper_arm": Row("SJC", "EJC", 2.55, 57.54, (27.8, 26.0, 14.8), 275.1),
+        "forearm": Row("EJC", "WJC", 1.38, 45.59, (26.1, 25.7, 9.4), 264.3),
+        "hand": Row("WJC", "MET3", 0.56, 74.74, (53.1, 45.4, 33.5), 78.0),
+        "thigh": Row("HJC", "KJC", 14.78, 36.12, (36.9, 36.4, 16.2), 368.5),
+        "shank": Row("KJC", "LMAL", 4.81, 44.16, (27.1, 26.7, 9.3), 432.3),
+        "foot": Row("HEEL", "TTIP", 1.29, 40.14, (29.9, 27.9, 13.9), 228.3),
+    },
+    "male": {
+        "head": Row("VERT", "CERV", 6.94, 50.02, (30.3, 31.5, 26.1), 242.9),
+        "trunk": Row("SUPR", "MIDH", 43.46, 44.86, (37.2, 34.7, 19.1), 531.9),
+        "lower_trunk": Row("OMPH", "MIDH", 11.17, 61.15, (61.5, 55.1, 58.7), 145.7),
+        "upper_arm": Row("SJC", "EJC", 2.71, 57.72, (28.5, 26.9, 15.8), 281.7),
+        "forearm": Row("EJC", "WJC", 1.62, 45.74, (27.6, 26.5, 12.1), 268.9),
+        "hand": Row("WJC", "MET3", 0.61, 79.00, (62.8, 51.3, 40.1), 86.2),
+        "thigh": Row("HJC", "KJC", 14.16, 40.95, (32.9, 32.9, 14.9), 422.2),
+        "shank": Row("KJC", "LMAL", 4.33, 44.59, (25.5, 24.9, 10.3), 434.0),
+        "foot": Row("HEEL", "TTIP", 1.37, 44.15, (25.7, 24.5, 12.4), 258.1),
+    },
+}
+
+#: Lee 2009 Tables F.1/F.2 (lengths are de Leva's means; Lee's own are his subject's).
+LEE = {
+    **DE_LEVA["male"],
+    "head": Row("VERT", "CERV", 6.94, 50.02, (30.3, 31.5, 26.1), 242.9),
+    "trunk": Row("MSHO", "MIDH", 43.46, 43.1, (38.4, 35.8, 19.7), 515.5),
+    "forearm": Row("EJC", "RSTY", 1.62, 46.08, (27.8, 26.7, 12.2), 266.9),
+}
+
+TABLES = {"de_leva": DE_LEVA, "lee": {"female": LEE, "male": LEE}}
+
+#: Table endpoint codes -> our point names (a trailing "_" takes the segment's side).
+ENDPOINTS = {"VERT": "vertex", "CERV": "neck", "SUPR": "neck", "MIDH": "mid_hip", "OMPH": "lumbar",
+             "MSHO": "shoulder_mid", "SJC": "shoulder_", "EJC": "elbow_", "WJC": "wrist_", "RSTY": "wrist_",
+             "MET3": "hand_tip_", "HJC": "hip_", "KJC": "knee_", "LMAL": "ankle_", "HEEL": "heel_", "TTIP": "toe_"}
+
+
+def table_rows(table: str, sex: str) -> dict[str, Row]:
+    """The rows of ``table`` ("de_leva" or "lee") for ``sex`` ("male" or "female")."""
+    if table not in TABLES:
+        raise ModelError(f"Unknown inertia table {table!r}", f"use one of {', '.join(TABLES)}")
+    if sex not in ("male", "female"):
+        raise ModelError(f"Unknown sex {sex!r} for the inertia tables", "use 'male' or 'female'")
+    return TABLES[table][sex]
+
+
+def endpoint(code: str, side: str) -> str:
+    """Our point name for a table endpoint code on segment side ``side`` ("l", "r" or "")."""
+    name = ENDPOINTS[code]
+    return name + side if name.endswith("_") else name
+
+
+def part_inertia(row: Row, mass: float, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """CM and inertia tensor about the CM of one table part placed between ``start`` and ``end``.
+
+    Points are in a segment frame whose Y is medio-lateral; the part's mass is ``mass`` [kg].
+    """
+    axis = np.asarray(end, float) - np.asarray(start, float)
+    length = np.linalg.norm(axis)
+    e_lon = axis / length
+    y = np.array([0.0, 1.0, 0.0])
+    e_trv = y - (y @ e_lon) * e_lon
+    e_trv /= np.linalg.norm(e_trv)
+    e_sag = np.cross(e_trv, e_lon)
+    basis = np.column_stack([e_sag, e_trv, e_lon])
+    moments = mass * (np.asarray(row.radii) / 100.0 * length) ** 2
+    com = np.asarray(start, float) + row.com / 100.0 * axis
+    return com, basis @ np.diag(moments) @ basis.T
+
+
+def point_inertia(offset: np.ndarray) -> np.ndarray:
+    """Parallel-axis term per unit mass: ``|d|² I - d dᵀ``."""
+    d = np.asarray(offset, float)
+    return (d @ d) * np.eye(3) - np.outer(d, d)
+
+
+def combine(parts: list[tuple[float, np.ndarray, np.ndarray]]) -> tuple[float, np.ndarray, np.ndarray]:
+    """Mass, CM and inertia about the CM of a sum of parts ``(mass, com, inertia about own com)``.
+
+    A negative mass subtracts a part (its inertia must be given unsigned).
+    """
+    mass = sum(m for m, _, _ in parts)
+    com = sum(m * c for m, c, _ in parts) / mass
+    inertia = sum(np.sign(m) * inertia + m * point_inertia(c - com) for m, c, inertia in parts)
+    return float(mass), com, 0.5 * (inertia + inertia.T)
+
+
+def check_inertia(name: str, mass: float, inertia: np.ndarray) -> None:
+    """Raise ``ModelError`` unless mass > 0 and the tensor is symmetric positive definite with
+    principal moments obeying the triangle inequality (what a rigid body, and MuJoCo, requires)."""
+    moments = np.linalg.eigvalsh(inertia)
+    ok = (mass > 0 and np.allclose(inertia, inertia.T, rtol=0, atol=1e-15)
+          and moments[0] > 0 and moments[0] + moments[1] >= moments[2] * (1 - 1e-12))
+    if not ok:
+        raise ModelError(f"Segment {name!r} has impossible inertial parameters (mass {mass:.4g} kg, principal "
+                         f"moments {np.array2string(moments, precision=4)})",
+                         "check its markers and joint centres: its length or endpoints are degenerate")

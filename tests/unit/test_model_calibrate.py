@@ -1,0 +1,250 @@
+"""Calibration on the real recordings of ../shared/data: OpenCap static (+ force plates) and walking, the CMU
+41-marker set and the Vicon 53-marker set, on both templates; and each bad input's message."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from solver.errors import ModelError
+from solver.io import attach_plates, load_trial, read_grf_mot
+from solver.model import calibrate
+from solver.model.calibrate import ASSUMED_MASS, LENGTH_TOLERANCE
+from solver.model.fit import marker_indices
+from solver.model.inertia import DE_LEVA
+
+# Adult segment-length range: from 80 % of the shorter to 120 % of the longer of de Leva's (1996, Table 4)
+# female and male mean lengths, i.e. segments scaled to statures of about 1.39 to 2.09 m (his subjects: 1.74 m).
+# Torso = de Leva's upper + middle trunk (SUPR-OMPH); pelvis = lower trunk (OMPH-MIDH); foot = heel to toe
+# marker, another 20 % shorter (the toe marker sits on the metatarsal heads, not at de Leva's toe tip).
+_MEAN = {"upper_arm": "upper_arm", "forearm": "forearm", "thigh": "thigh", "shank": "shank", "foot": "foot",
+         "pelvis": "lower_trunk", "hand": "hand", "head": "head"}
+
+
+def adult_range(segment: str) -> tuple[float, float]:
+    if segment == "torso":
+        lengths = [DE_LEVA[s]["trunk"].length - DE_LEVA[s]["lower_trunk"].length for s in ("male", "female")]
+    else:
+        base = _MEAN[segment.rsplit("_", 1)[0] if segment[-2:] in ("_l", "_r") else segment]
+        lengths = [DE_LEVA[s][base].length for s in ("male", "female")]
+    shorter = 0.8 if segment.startswith("foot") else 1.0  # heel to toe marker, not to the longest toe's tip
+    return shorter * 0.8 * min(lengths) / 1000, 1.2 * max(lengths) / 1000
+
+
+@pytest.fixture(scope="module")
+def static(shared_data):
+    trial = load_trial(shared_data / "subject4_static1.trc")
+    return attach_plates(trial, read_grf_mot(shared_data / "subject4_static1_grf.mot"))
+
+
+@pytest.fixture(scope="module")
+def walking(shared_data):
+    return load_trial(shared_data / "subject4_walking1.trc")
+
+
+@pytest.fixture(scope="module")
+def cmu(shared_data):
+    return load_trial(shared_data / "cmu_dribble_shoot_basketball.c3d")
+
+
+@pytest.fixture(scope="module")
+def squat(shared_data):
+    return load_trial(shared_data / "squat_gaps.c3d")
+
+
+@pytest.fixture(scope="module")
+def static_model(static):
+    return calibrate(static)
+
+
+def report(model):
+    return model.metadata["calibration"]
+
+
+def physically_valid(model, mass):
+    assert abs(model.total_mass - mass) < 1e-12
+    for s in model.segments:
+        assert s.mass > 0, s.name
+        np.testing.assert_array_equal(s.inertia, s.inertia.T)
+        moments = np.linalg.eigvalsh(s.inertia)
+        assert moments[0] > 0 and moments[0] + moments[1] >= moments[2], s.name
+
+
+def test_static_opencap_mass_from_force_plates(static_model):
+    cal = report(static_model)
+    assert cal.mass == pytest.approx(60.0, abs=1.0)  # README: mean vertical GRF about 589 N
+    assert cal.mass_source == static_model.mass_source == "force plates"
+    physically_valid(static_model, cal.mass)
+
+
+def test_static_opencap_lengths_are_adult(static_model):
+    for segment, length in report(static_model).lengths.items():
+        low, high = adult_range(segment)
+        assert low < length < high, (segment, length, (low, high))
+    lengths = report(static_model).lengths
+    for segment in ("upper_arm", "forearm", "thigh", "shank", "foot"):  # left and right agree
+        assert lengths[f"{segment}_l"] == pytest.approx(lengths[f"{segment}_r"], rel=0.05)
+
+
+def test_static_opencap_clusters_are_rigid_and_pose_fits(static_model, static):
+    cal = report(static_model)
+    assert max(cal.segment_residuals.values()) < 0.01
+    assert max(cal.marker_residuals.values()) < 0.01
+    assert cal.initial_frame == 0 and cal.initial_marker_rms < 0.01
+    q0 = np.asarray(cal.initial_q)
+    measured = static.markers[cal.initial_frame, marker_indices(static_model, static.labels)]
+    rms = np.sqrt(np.mean(np.sum((static_model.marker_positions(q0) - measured) ** 2, axis=1)))
+    assert rms == pytest.approx(cal.initial_marker_rms)
+
+
+def test_static_opencap_uses_the_sets_hip_centres_and_medial_markers(static_model):
+    cal = report(static_model)
+    assert cal.joint_centres["hip_l"].startswith("marker L_HJC (Harrington et al. 2007 would put it")
+    assert cal.joint_centres["knee_r"] == "midpoint of r_knee and r_mknee"
+    assert cal.welded == ("head", "hand_l", "hand_r")  # the OpenCap set has no head or hand markers
+    assert any("L_HJC_reg" in note for note in cal.notes)
+    assert (static_model.nq, static_model.nv) == (51 - 3 * 4, 40 - 3 * 3)
+
+
+def test_neutral_pose_is_anatomical(static_model):
+    """All frames parallel to the world: upright, arms hanging, feet forward, left on +Y."""
+    rot, pos = static_model.forward_kinematics(static_model.neutral_q())
+    p = dict(zip(static_model.names, pos))
+    assert p["head"][2] > p["torso"][2] > p["pelvis"][2] > p["shank_l"][2] > p["foot_l"][2]
+    assert abs(p["thigh_l"][2]) < 0.02  # hip centres level with the pelvis origin (the mid-hip)
+    assert p["upper_arm_l"][2] > p["forearm_l"][2] > p["hand_l"][2]
+    assert p["thigh_l"][1] > 0 > p["thigh_r"][1] and p["upper_arm_l"][1] > 0 > p["upper_arm_r"][1]
+    foot = static_model.segments[static_model.index("foot_l")]
+    assert foot.tip[0] > 0.1 and abs(foot.tip[1]) < 0.05  # toes forward
+    # standing still: knees nearly straight, elbows a little flexed (this subject: about 30°)
+    q0 = np.asarray(report(static_model).initial_q)
+    for name, limit in (("shank_l", 15), ("shank_r", 15), ("forearm_l", 45), ("forearm_r", 45)):
+        angle = q0[static_model.q_starts[static_model.index(name)]]
+        assert 0 <= angle < np.radians(limit), name
+
+
+def test_static_then_walking(static, walking):
+    model = calibrate(walking, static=static)
+    cal = report(model)
+    assert cal.static == static.source and cal.source == walking.source
+    assert cal.mass_source == "force plates"
+    assert "L_mknee" not in model.marker_labels  # static-only medial markers are landmarks, not attached
+    for name, length in cal.movement_lengths.items():
+        assert length == pytest.approx(cal.lengths[name], rel=LENGTH_TOLERANCE)
+    assert max(cal.segment_residuals.values()) < 0.01
+    assert cal.initial_marker_rms < 0.03
+    physically_valid(model, cal.mass)
+
+
+@pytest.mark.parametrize("template,nv", [("full15", 40 - 2 * 3), ("brubaker12", 23 + 6)])
+def test_cmu_41(cmu, template, nv):
+    model = calibrate(cmu, template=template)
+    cal = report(model)
+    assert model.nv == nv  # full15: the CMU hands carry one marker each, so they ride on the forearms
+    assert cal.mass == 70.0 and cal.mass_source == ASSUMED_MASS
+    assert cal.joint_centres["hip_l"].startswith("Harrington")
+    assert cal.joint_centres["knee_l"] == "LKNE moved medially (no medial marker)"
+    for segment, length in cal.lengths.items():
+        low, high = adult_range(segment)
+        assert low < length < high, (segment, length)
+    assert np.median(list(cal.segment_residuals.values())) < 0.01
+    assert cal.initial_marker_rms < 0.05
+    physically_valid(model, 70.0)
+
+
+@pytest.mark.parametrize("template,nv", [("full15", 40), ("brubaker12", 23 + 6)])
+def test_vicon_53_with_gaps(squat, template, nv):
+    model = calibrate(squat, template=template, mass=80.0)
+    cal = report(model)
+    assert model.nv == nv and cal.markerset == "vicon53" and cal.mass_source == "user"
+    assert cal.joint_centres["elbow_l"] == "midpoint of LELB and LIEL"
+    for segment, length in cal.lengths.items():
+        if segment != "head":  # vertex marker ARIEL to a low neck centre (CLAV sits low on this subject)
+            low, high = adult_range(segment)
+            assert low < length < high, (segment, length)
+    assert np.median(list(cal.segment_residuals.values())) < 0.01
+    assert cal.initial_marker_rms < 0.05
+    physically_valid(model, 80.0)
+
+
+def test_lee_table_and_female_de_leva(static):
+    lee = calibrate(static, table="lee")
+    female = calibrate(static, sex="female")
+    male = calibrate(static)
+    for model in (lee, female):
+        physically_valid(model, report(model).mass)
+    index = male.index("thigh_l")
+    assert female.segments[index].mass > male.segments[index].mass  # de Leva: 14.78 % vs 14.16 %
+    assert lee.segments[index].mass == pytest.approx(male.segments[index].mass)
+    assert lee.segments[male.index("forearm_l")].com[2] != male.segments[male.index("forearm_l")].com[2]
+
+
+# --- bad input ----------------------------------------------------------------------------------------------
+
+def test_static_of_another_subject_is_rejected(static, walking):
+    """A 'static trial' 25 % taller than the walker: lengths differ beyond the tolerance, segments named."""
+    centre = np.nanmean(static.markers, axis=(0, 1))
+    taller = replace(static, markers=centre + 1.25 * (static.markers - centre), source="other_subject.trc")
+    with pytest.raises(ModelError, match=r"static trial does not fit.*thigh_l .*-20 %.*same subject") as error:
+        calibrate(walking, static=taller)
+    assert "shank_r" in str(error.value)
+
+
+def test_segment_without_enough_markers(cmu):
+    drop = [cmu.labels.index(label) for label in ("LTHI",)]
+    fewer = replace(cmu, labels=tuple(x for i, x in enumerate(cmu.labels) if i not in drop),
+                    markers=np.delete(cmu.markers, drop, axis=1))
+    with pytest.raises(ModelError, match=r"Not enough markers.*thigh_l \(markers found: LKNE.*markerset=") as e:
+        calibrate(fewer)
+    assert "thigh_r" not in str(e.value)
+
+
+def test_missing_landmark_names_the_segment_and_markers(static):
+    drop = static.labels.index("L_ankle")  # the shank keeps three cluster markers, but its end is unknown
+    fewer = replace(static, labels=static.labels[:drop] + static.labels[drop + 1:],
+                    markers=np.delete(static.markers, drop, 1))
+    with pytest.raises(ModelError, match=r"Cannot locate.*shank_l \(needs ankle_lat_l = L_ankle, not in the "
+                                         r"trial\).*\[landmarks\] table"):
+        calibrate(fewer)
+
+
+def test_foot_without_toe_marker(cmu):
+    drop = cmu.labels.index("RTOE")
+    fewer = replace(cmu, labels=cmu.labels[:drop] + cmu.labels[drop + 1:], markers=np.delete(cmu.markers, drop, 1))
+    with pytest.raises(ModelError, match=r"Cannot locate these segments: foot_r \(needs toe_r = RTOE, not in the"):
+        calibrate(fewer)
+
+
+def test_no_mass_and_no_plates_says_what_to_do(walking):
+    model = calibrate(walking)
+    cal = report(model)
+    assert model.mass_source == cal.mass_source == ASSUMED_MASS and cal.mass == 70.0
+    assert any("Body mass assumed 70 kg" in w and "mass=<kg>" in w for w in cal.warnings)
+
+
+def test_bad_mass_and_unknown_options(walking):
+    with pytest.raises(ModelError, match="not a positive number"):
+        calibrate(walking, mass=-3)
+    with pytest.raises(ModelError, match="Unknown body template"):
+        calibrate(walking, template="humanoid")
+    with pytest.raises(ModelError, match="Unknown inertia table"):
+        calibrate(walking, table="dempster")
+
+
+def test_sample_walk_lengths_match_its_ground_truth(sample_walk):
+    """The project's own CMU-41 sample walk: known joint-to-joint lengths (solver/sample.py). The upper arm
+    comes out short because the sample's shoulder marker sits 3 cm above the joint centre, while Rab's rule
+    (17 % of the bi-acromial width, about 6 cm here) assumes a real acromion."""
+    from solver import sample
+
+    model = calibrate(sample_walk.trial, template="brubaker12", mass=sample.MASS)
+    lengths = report(model).lengths
+    for side in "lr":
+        assert lengths[f"thigh_{side}"] == pytest.approx(sample.THIGH, rel=0.03)
+        assert lengths[f"shank_{side}"] == pytest.approx(sample.SHANK, rel=0.03)
+        assert lengths[f"forearm_{side}"] == pytest.approx(sample.FOREARM, rel=0.03)
+        assert lengths[f"upper_arm_{side}"] == pytest.approx(sample.UPPER_ARM - 0.03, abs=0.01)
+    assert report(model).initial_marker_rms < 0.03
+    physically_valid(model, sample.MASS)

@@ -1,0 +1,49 @@
+"""Contact points (Brubaker et al. 2009 §5): eight around each segment's end, four under each foot."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from solver.io import load_trial
+from solver.model import ContactConfig, calibrate, with_contact_points
+
+
+@pytest.fixture(scope="module")
+def model(shared_data):
+    return calibrate(load_trial(shared_data / "cmu_dribble_shoot_basketball.c3d"), template="brubaker12")
+
+
+def test_default_rings_and_soles(model):
+    for s in model.segments:
+        assert len(s.contact_points) == (4 if s.name.startswith("foot") else 8), s.name
+        if not s.name.startswith("foot"):
+            axis = s.tip / s.length
+            offsets = s.contact_points - s.tip
+            np.testing.assert_allclose(offsets @ axis, 0, atol=1e-12)  # in the plane through the tip
+            radius = np.sqrt(axis @ s.inertia @ axis / s.mass)
+            np.testing.assert_allclose(np.linalg.norm(offsets, axis=1), radius, rtol=1e-12)
+    assert model.segments[model.index("forearm_l")].length > 0.3  # brubaker12: the forearm ends at the hand
+
+
+def test_feet_points_on_the_sole(model):
+    for side in "lr":
+        foot = model.segments[model.index(f"foot_{side}")]
+        sole = model.metadata["feet"][foot.name]
+        points = foot.contact_points
+        np.testing.assert_array_equal(points[:, 2], sole["sole"])
+        assert sole["sole"] < min(foot.marker_offsets[:, 2])  # below every foot marker
+        heel, toe = points[:2], points[2:]
+        assert (toe[:, 0] > heel[:, 0] + 0.1).all()  # toes in front of the heel
+        assert heel[0, 1] > heel[1, 1] and toe[0, 1] > toe[1, 1]  # +Y (left) first
+        assert np.ptp(toe[:, 1]) > np.ptp(heel[:, 1])  # forefoot wider than heel
+
+
+def test_configurable(model):
+    few = with_contact_points(model, ContactConfig(segments=("foot_l", "foot_r", "forearm_l"), ring_points=4))
+    counts = {s.name: len(s.contact_points) for s in few.segments}
+    assert counts == {**{n: 0 for n in model.names}, "foot_l": 4, "foot_r": 4, "forearm_l": 4}
+    rings = with_contact_points(model, ContactConfig(feet=False, ring_scale=2.0))
+    assert len(rings.segments[rings.index("foot_l")].contact_points) == 8
+    s, s2 = model.segments[0], rings.segments[0]
+    np.testing.assert_allclose(s2.contact_points - s2.tip, 2 * (s.contact_points - s.tip), atol=1e-12)
