@@ -1,0 +1,15 @@
+"""The Blender half: operators, sidebar, keying and visuals. It converts solver results to Blender data and back."""
+
+from . import importer, panels, properties
+
+_MODULES = (properties, importer, panels)
+
+
+def register():
+    for module in _MODULES:
+        module.register()
+
+
+def unregister():
+    for module in reversed(_MODULES):
+        module.unregister()

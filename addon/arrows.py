@@ -1,0 +1,105 @@
+"""Force arrows that render: a keyed root with a shaft and a head whose size follows the force.
+
+The arrow's root sits at the point of application and turns +Z onto the force
+direction; its custom property ``force_N`` holds the keyed magnitude (so it is
+a curve in the Graph Editor). The shaft's length and the head's size follow
+``force_N`` times the scene's ``mocap_force_scale`` [m/N] through drivers with
+simple expressions (they run even when Python auto-run is off), so changing the
+scale re-sizes every arrow without re-keying. A zero force gives a zero-size,
+invisible arrow.
+"""
+
+from __future__ import annotations
+
+import bpy
+import bmesh
+import numpy as np
+
+from ..solver.rotations import quat_continuity, quat_z_to
+from .keying import Channel, key_channels, vector_channels
+from .materials import material
+
+FORCE_SCALE_PROP = "mocap_force_scale"
+DEFAULT_FORCE_SCALE = 0.001  # m per N: body weight of a 70 kg subject is a 0.69 m arrow
+HEAD_LENGTH = 0.06  # m
+SHAFT_RADIUS = 0.008  # m
+
+
+def _mesh(name: str, kind: str, build) -> bpy.types.Mesh:
+    """A shared mesh per part and colour kind (created once per file)."""
+    name = f"{name} {kind}"
+    mesh = bpy.data.meshes.get(name)
+    if mesh is None:
+        mesh = bpy.data.meshes.new(name)
+        bm = bmesh.new()
+        build(bm)
+        bm.to_mesh(mesh)
+        bm.free()
+        mesh.materials.append(material(kind))
+    return mesh
+
+
+def _shaft_mesh(kind: str) -> bpy.types.Mesh:
+    """Unit-length cylinder from z = 0 to z = 1 (scaled along Z to the force)."""
+    def build(bm):
+        bmesh.ops.create_cone(bm, cap_ends=True, segments=12, radius1=SHAFT_RADIUS, radius2=SHAFT_RADIUS, depth=1.0)
+        bmesh.ops.translate(bm, verts=bm.verts, vec=(0.0, 0.0, 0.5))
+    return _mesh("MocapDynamics arrow shaft", kind, build)
+
+
+def _head_mesh(kind: str) -> bpy.types.Mesh:
+    """Cone with its base at z = 0 and its tip at z = HEAD_LENGTH."""
+    def build(bm):
+        bmesh.ops.create_cone(bm, cap_ends=True, segments=12, radius1=2.5 * SHAFT_RADIUS, radius2=0.0,
+                              depth=HEAD_LENGTH)
+        bmesh.ops.translate(bm, verts=bm.verts, vec=(0.0, 0.0, 0.5 * HEAD_LENGTH))
+    return _mesh("MocapDynamics arrow head", kind, build)
+
+
+def _drive(target: bpy.types.Object, data_path: str, index: int, root: bpy.types.Object, scene: bpy.types.Scene,
+           expression: str) -> None:
+    """Driver ``expression`` of ``f`` (the root's force_N) and ``s`` (the scene's force scale)."""
+    driver = target.driver_add(data_path, index).driver
+    driver.type = "SCRIPTED"
+    for name, id_type, id_, path in (("f", "OBJECT", root, '["force_N"]'),
+                                     ("s", "SCENE", scene, f'["{FORCE_SCALE_PROP}"]')):
+        var = driver.variables.new()
+        var.name = name
+        var.type = "SINGLE_PROP"
+        var.targets[0].id_type = id_type
+        var.targets[0].id = id_
+        var.targets[0].data_path = path
+    driver.expression = expression
+
+
+def create_arrow(name: str, collection: bpy.types.Collection, kind: str, scene: bpy.types.Scene) -> bpy.types.Object:
+    """A new arrow (root empty + shaft + head) in ``collection``; returns the root."""
+    if FORCE_SCALE_PROP not in scene:
+        scene[FORCE_SCALE_PROP] = DEFAULT_FORCE_SCALE
+    root = bpy.data.objects.new(name, None)
+    root.empty_display_type = "PLAIN_AXES"
+    root.empty_display_size = 0.02
+    root.rotation_mode = "QUATERNION"
+    root["force_N"] = 0.0
+    collection.objects.link(root)
+    for part, mesh in (("shaft", _shaft_mesh(kind)), ("head", _head_mesh(kind))):
+        ob = bpy.data.objects.new(f"{name} {part}", mesh)
+        ob.parent = root
+        collection.objects.link(ob)
+        if part == "shaft":
+            _drive(ob, "scale", 2, root, scene, "f * s")
+        else:
+            _drive(ob, "location", 2, root, scene, "f * s")
+            for axis in range(3):  # the head shrinks away for forces shorter than itself
+                _drive(ob, "scale", axis, root, scene, f"min(1.0, f * s / {HEAD_LENGTH})")
+    return root
+
+
+def key_arrow(root: bpy.types.Object, frames: np.ndarray, points: np.ndarray, forces: np.ndarray) -> None:
+    """Key an arrow at ``points`` ``(N, 3)`` showing ``forces`` ``(N, 3)``; NaN forces show as zero."""
+    forces = np.nan_to_num(np.asarray(forces, dtype=float))
+    magnitude = np.linalg.norm(forces, axis=1)
+    rotation = quat_continuity(quat_z_to(forces))
+    key_channels(root, vector_channels("location", frames, points, group="Arrow")
+                 + vector_channels("rotation_quaternion", frames, rotation, group="Arrow")
+                 + [Channel('["force_N"]', 0, frames, magnitude, group="Force")])

@@ -1,0 +1,123 @@
+"""File > Import > Motion capture (.c3d, .trc), and drag-and-drop of those files into the 3D View."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import bpy
+from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
+from bpy_extras.io_utils import ImportHelper, poll_file_object_drop
+
+from ..solver.errors import MocapError
+from ..solver.io import ImportOptions
+from ..solver.pipeline import PipelineOptions
+from .process import process_trial
+from .progress import ProgressReporter
+from .trial_scene import SceneOptions
+
+EXTENSIONS = (".c3d", ".trc")
+
+
+class MOCAP_DYNAMICS_OT_import_markers(bpy.types.Operator, ImportHelper):
+    """Import a motion-capture recording: markers as animated empties, force plates with GRF arrows"""
+
+    bl_idname = "mocap_dynamics.import_markers"
+    bl_label = "Import Motion Capture"
+    bl_options = {"REGISTER", "UNDO", "PRESET"}
+
+    filter_glob: StringProperty(default="*.c3d;*.trc", options={"HIDDEN"})
+    directory: StringProperty(subtype="DIR_PATH", options={"SKIP_SAVE", "HIDDEN"})
+    files: CollectionProperty(type=bpy.types.OperatorFileListElement, options={"SKIP_SAVE", "HIDDEN"})
+
+    units: EnumProperty(name="Units", description="Length unit of the file's coordinates",
+                        items=[("FILE", "From File", "Use the unit the file declares"),
+                               ("m", "Metres", ""), ("cm", "Centimetres", ""), ("mm", "Millimetres", "")])
+    up_axis: EnumProperty(name="Up Axis", description="Which axis of the file points up (converted to Blender's Z)",
+                          items=[("FILE", "From File", "Use the file's convention (OpenSim files are Y up)"),
+                                 ("Z", "Z", ""), ("Y", "Y", "")])
+    strip_prefix: BoolProperty(name="Strip Label Prefixes", default=True,
+                               description="Remove subject prefixes from marker labels (Subject:LFHD -> LFHD)")
+    grf_filepath: StringProperty(name="GRF File", subtype="FILE_PATH",
+                                 description="Optional OpenSim .mot with ground reaction forces for this trial")
+    timing: EnumProperty(name="Timing", items=[
+        ("TRIAL", "Use Trial Rate", "Set the scene's frame rate and range to the trial (one key per sample)"),
+        ("KEEP", "Keep Scene Rate", "Keep the scene's frame rate and resample the trial to it")])
+    start_frame: IntProperty(name="Start Frame", default=1, description="Frame of the trial's first sample")
+    marker_size: FloatProperty(name="Marker Size", default=0.015, min=0.001, soft_max=0.1, unit="LENGTH")
+    marker_display: EnumProperty(name="Marker Display", default="SPHERE", items=[
+        ("SPHERE", "Sphere", ""), ("PLAIN_AXES", "Plain Axes", ""), ("CUBE", "Cube", ""), ("ARROWS", "Arrows", "")])
+
+    def invoke(self, context, event):
+        if self.directory and self.files:  # dropped onto the 3D View: ask for options, then import
+            return self.invoke_popup(context)
+        return ImportHelper.invoke(self, context, event)
+
+    def _paths(self) -> list[Path]:
+        if self.directory and self.files:
+            return [Path(self.directory) / f.name for f in self.files]
+        return [Path(self.filepath)]
+
+    def _options(self) -> tuple[PipelineOptions, SceneOptions]:
+        imp = ImportOptions(units=None if self.units == "FILE" else self.units,
+                            up_axis=None if self.up_axis == "FILE" else self.up_axis,
+                            strip_prefix=self.strip_prefix)
+        pipeline = PipelineOptions(import_options=imp, grf=bpy.path.abspath(self.grf_filepath) or None)
+        scene = SceneOptions(timing=self.timing, start_frame=self.start_frame, marker_size=self.marker_size,
+                             marker_display=self.marker_display)
+        return pipeline, scene
+
+    def execute(self, context):
+        pipeline, scene = self._options()
+        imported = 0
+        with ProgressReporter(context) as progress:
+            for path in self._paths():
+                try:
+                    result, collection = process_trial(context, path, pipeline, scene, progress)
+                except MocapError as error:
+                    self.report({"ERROR"}, f"{path.name}: {error.one_line()}")
+                    continue
+                for warning in result.trial.warnings:
+                    self.report({"WARNING"}, f"{path.name}: {warning}")
+                context.scene.mocap_dynamics.active_trial = collection
+                imported += 1
+        if not imported:
+            return {"CANCELLED"}
+        self.report({"INFO"}, f"Imported {imported} trial(s)")
+        return {"FINISHED"}
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        for name in ("units", "up_axis", "strip_prefix", "grf_filepath", "timing", "start_frame",
+                     "marker_size", "marker_display"):
+            layout.prop(self, name)
+
+
+class MOCAP_DYNAMICS_FH_import(bpy.types.FileHandler):
+    bl_idname = "MOCAP_DYNAMICS_FH_import"
+    bl_label = "Motion capture"
+    bl_import_operator = MOCAP_DYNAMICS_OT_import_markers.bl_idname
+    bl_file_extensions = ";".join(EXTENSIONS)
+
+    @classmethod
+    def poll_drop(cls, context):
+        return poll_file_object_drop(context)
+
+
+def menu_import(self, context):
+    self.layout.operator(MOCAP_DYNAMICS_OT_import_markers.bl_idname, text="Motion Capture (.c3d, .trc)")
+
+
+CLASSES = (MOCAP_DYNAMICS_OT_import_markers, MOCAP_DYNAMICS_FH_import)
+
+
+def register():
+    for cls in CLASSES:
+        bpy.utils.register_class(cls)
+    bpy.types.TOPBAR_MT_file_import.append(menu_import)
+
+
+def unregister():
+    bpy.types.TOPBAR_MT_file_import.remove(menu_import)
+    for cls in reversed(CLASSES):
+        bpy.utils.unregister_class(cls)

@@ -1,0 +1,94 @@
+"""The one keying helper: write whole F-curves at once on every supported Blender.
+
+Blender 4.4 introduced slotted actions (action -> layer -> keyframe strip ->
+channelbag per slot); 5.0 removed the legacy ``Action.fcurves``. This module
+hides the difference. Keys are written with ``keyframe_points.add`` plus
+``foreach_set`` — never ``keyframe_insert`` in a loop — so a 100,000-frame
+curve costs one call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import bpy
+import numpy as np
+
+_SLOTTED = "slots" in bpy.types.Action.bl_rna.properties
+_INTERPOLATION = {name: i for i, name in enumerate(
+    bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items.keys())}
+
+
+@dataclass
+class Channel:
+    """One F-curve: ``data_path``/``index`` of the animated property, key frames and values."""
+
+    data_path: str
+    index: int
+    frames: np.ndarray
+    values: np.ndarray
+    interpolation: str = "LINEAR"
+    group: str = ""
+
+
+def _channel_owner(id_data: bpy.types.ID, action_name: str):
+    """What holds ``id_data``'s F-curves and groups (created if needed): the channelbag of its slot, or the action."""
+    anim = id_data.animation_data or id_data.animation_data_create()
+    action = anim.action
+    if action is None:
+        action = bpy.data.actions.new(action_name)
+        anim.action = action
+    if not _SLOTTED:
+        return action
+    slot = anim.action_slot
+    if slot is None:
+        slot = action.slots.new(id_type=id_data.id_type, name=id_data.name)
+        anim.action_slot = slot
+    layer = action.layers[0] if action.layers else action.layers.new("Layer")
+    strip = layer.strips[0] if layer.strips else layer.strips.new(type="KEYFRAME")
+    return strip.channelbag(slot) or strip.channelbags.new(slot)
+
+
+def key_channels(id_data: bpy.types.ID, channels: list[Channel], action_name: str | None = None) -> None:
+    """Replace the given F-curves of ``id_data`` with whole curves of keys.
+
+    Frames may be fractional. Samples where the value is NaN are skipped (no
+    key), so missing data is never keyed as zero.
+    """
+    owner = _channel_owner(id_data, action_name or f"{id_data.name}Action")
+    fcurves = owner.fcurves
+    for ch in channels:
+        old = fcurves.find(ch.data_path, index=ch.index)
+        if old is not None:
+            fcurves.remove(old)
+        fc = fcurves.new(ch.data_path, index=ch.index)
+        if ch.group:
+            fc.group = owner.groups.get(ch.group) or owner.groups.new(ch.group)
+        keep = ~np.isnan(ch.values)
+        frames = np.asarray(ch.frames, dtype=np.float32)[keep]
+        values = np.asarray(ch.values, dtype=np.float32)[keep]
+        n = len(frames)
+        if n == 0:
+            continue
+        co = np.empty(2 * n, dtype=np.float32)
+        co[0::2] = frames
+        co[1::2] = values
+        points = fc.keyframe_points
+        points.add(n)
+        points.foreach_set("co", co)
+        points.foreach_set("interpolation", np.full(n, _INTERPOLATION[ch.interpolation], dtype=np.int32))
+        fc.update()
+
+
+def vector_channels(data_path: str, frames: np.ndarray, values: np.ndarray, **kwargs) -> list[Channel]:
+    """One channel per component of ``values`` ``(N, K)`` (e.g. location -> 3 curves)."""
+    return [Channel(data_path, k, frames, values[:, k], **kwargs) for k in range(values.shape[1])]
+
+
+def visibility_channels(frames: np.ndarray, visible: np.ndarray) -> list[Channel]:
+    """``hide_viewport``/``hide_render`` keyed only where visibility changes (constant interpolation)."""
+    visible = np.asarray(visible, dtype=bool)
+    change = np.flatnonzero(np.r_[True, visible[1:] != visible[:-1]])
+    hidden = (~visible[change]).astype(float)
+    return [Channel(path, 0, np.asarray(frames)[change], hidden, interpolation="CONSTANT")
+            for path in ("hide_viewport", "hide_render")]

@@ -1,0 +1,87 @@
+"""Benchmarks: print figures, never assert them (`make bench`).
+
+    .venv/bin/python scripts/bench.py [--only import,...]
+
+Each section prints what it measured, on which Blender and machine, next to
+the issue's target and (where one is installed) a peer's time. Sections that
+need the peer engines (Pinocchio, MuJoCo) run in .venv-peers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bootstrap import ROOT, load_package  # noqa: E402
+
+SHARED = ROOT.parent / "shared" / "data"
+
+
+def machine() -> str:
+    return f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def timed(fn, repeat: int = 3) -> float:
+    """Best wall time of ``repeat`` calls (seconds)."""
+    best = np.inf
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def bench_import() -> None:
+    """Issue 2: import into Blender (read + empties + gap visibility + plates), best of 3."""
+    import bpy
+
+    load_package()
+    from mocap_dynamics.addon.process import process_trial
+    from mocap_dynamics.solver.io import write_c3d
+    from mocap_dynamics.solver.io.trial import Trial
+
+    def import_into_blender(path):
+        bpy.ops.wm.read_homefile(use_empty=True)
+        process_trial(bpy.context, path)
+
+    print(f"\n== Import into Blender {bpy.app.version_string} ({machine()})")
+    print("   target: no slower than io_anim_c3d (~0.02 s and ~0.17 s on 2 cores, armature bones only); "
+          "100,000 x 50 under 10 s")
+    cases = [(SHARED / "cmu_dribble_shoot_basketball.c3d", 0.02), (SHARED / "squat_gaps.c3d", 0.17)]
+    with tempfile.TemporaryDirectory() as tmp:
+        rng = np.random.default_rng(0)
+        t = np.arange(100_000) / 100.0
+        markers = (rng.normal(size=(1, 50, 3)) + 0.1 * np.sin(t)[:, None, None]).astype(float)
+        big = Path(tmp) / "generated_100000x50.c3d"
+        write_c3d(Trial(source=str(big), labels=tuple(f"M{i:02d}" for i in range(50)), markers=markers, rate=100.0),
+                  big)
+        cases.append((big, 10.0))
+        for path, target in cases:
+            if not path.exists():
+                print(f"   {path.name}: skipped (not found; ../shared/data is absent)")
+                continue
+            seconds = timed(lambda: import_into_blender(path), repeat=3 if target < 5 else 1)
+            print(f"   {path.name:42s} {seconds:8.3f} s   target {target:g} s   ratio {seconds / target:5.2f}")
+
+
+SECTIONS = {"import": bench_import}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", help="comma-separated sections: " + ",".join(SECTIONS))
+    args = parser.parse_args()
+    for name in (args.only.split(",") if args.only else SECTIONS):
+        SECTIONS[name]()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,22 @@
+"""Human-readable summary of a pipeline report (the JSON report is the full record)."""
+
+from __future__ import annotations
+
+
+def summary(report: dict) -> str:
+    """A few lines a person reads first: what was imported, converted and worth a warning."""
+    trial = report["trial"]
+    lines = [
+        f"Mocap Dynamics report for {report['source']}",
+        f"  {trial['markers']} markers x {trial['frames']} frames at {trial['rate_hz']:g} Hz "
+        f"({trial['duration_s']:.2f} s), {trial['force_plates']} force plates",
+        f"  missing samples: {trial['missing_samples_percent']:.2f} % "
+        f"({len(trial['markers_with_gaps'])} markers with gaps)",
+    ]
+    if trial.get("body_weight_n") is not None:
+        lines.append(f"  quiet standing on the plates: {trial['body_weight_n']:.0f} N "
+                     f"= {trial['body_mass_kg_from_plates']:.1f} kg")
+    lines += [f"  converted: {c}" for c in trial["conversions"]]
+    lines += [f"  warning: {w}" for w in trial["warnings"]]
+    lines.append("  timings: " + ", ".join(f"{k} {v:.3f} s" for k, v in report["timings_s"].items()))
+    return "\n".join(lines) + "\n"
