@@ -25,11 +25,12 @@ def _plate_object(name: str, corners: np.ndarray, collection: bpy.types.Collecti
 
 def build_plates(trial: Trial, collection: bpy.types.Collection, frames: np.ndarray,
                  scene: bpy.types.Scene) -> list[bpy.types.Object]:
-    """Plate outlines plus one measured-GRF arrow per plate, keyed on the marker frames."""
+    """Plate outlines (where the file gives them) plus one measured-GRF arrow per plate, keyed on the marker frames."""
     samples = trial.plate_samples
     arrows = []
     for p, plate in enumerate(trial.plates):
-        _plate_object(plate.name, plate.corners, collection)
+        if np.isfinite(plate.corners).all():
+            _plate_object(plate.name, plate.corners, collection)
         arrow = create_arrow(f"{plate.name} GRF", collection, "force_measured", scene)
         key_arrow(arrow, frames, samples.cop[:, p], samples.force[:, p])
         arrows.append(arrow)

@@ -38,7 +38,8 @@ class MOCAP_DYNAMICS_OT_import_markers(bpy.types.Operator, ImportHelper):
     strip_prefix: BoolProperty(name="Strip Label Prefixes", default=True,
                                description="Remove subject prefixes from marker labels (Subject:LFHD -> LFHD)")
     grf_filepath: StringProperty(name="GRF File", subtype="FILE_PATH",
-                                 description="Optional OpenSim .mot with ground reaction forces for this trial")
+                                 description="Optional OpenSim .mot with ground reaction forces for this trial "
+                                             "(default: NAME_grf.mot next to a NAME.trc, if there is one)")
     timing: EnumProperty(name="Timing", items=[
         ("TRIAL", "Use Trial Rate", "Set the scene's frame rate and range to the trial (one key per sample)"),
         ("KEEP", "Keep Scene Rate", "Keep the scene's frame rate and resample the trial to it")])
@@ -61,7 +62,8 @@ class MOCAP_DYNAMICS_OT_import_markers(bpy.types.Operator, ImportHelper):
         imp = ImportOptions(units=None if self.units == "FILE" else self.units,
                             up_axis=None if self.up_axis == "FILE" else self.up_axis,
                             strip_prefix=self.strip_prefix)
-        pipeline = PipelineOptions(import_options=imp, grf=bpy.path.abspath(self.grf_filepath) or None)
+        pipeline = PipelineOptions(import_options=imp, grf=bpy.path.abspath(self.grf_filepath) or "auto",
+                                   until="import")
         scene = SceneOptions(timing=self.timing, start_frame=self.start_frame, marker_size=self.marker_size,
                              marker_display=self.marker_display)
         return pipeline, scene

@@ -9,6 +9,7 @@ from __future__ import annotations
 import bpy
 
 from .arrows import FORCE_SCALE_PROP
+from .body_model import MOCAP_DYNAMICS_OT_build_armature, active_trial
 from .importer import MOCAP_DYNAMICS_OT_import_markers
 from .trial_scene import trial_metadata
 
@@ -63,6 +64,30 @@ class MOCAP_DYNAMICS_PT_import(_SubStep, bpy.types.Panel):
             box.label(text=line, icon="ERROR")
 
 
+class MOCAP_DYNAMICS_PT_body_model(_SubStep, bpy.types.Panel):
+    bl_label = "2. Body Model"
+
+    def draw(self, context):
+        layout = self.layout
+        layout.operator(MOCAP_DYNAMICS_OT_build_armature.bl_idname, icon="ARMATURE_DATA")
+        model = (active_trial(context)[1] or {}).get("model")
+        if model is None:
+            layout.label(text="Calibrate a subject-scaled armature from the markers.")
+            return
+        box = layout.box().column(align=True)
+        box.label(text=f"{model['template']}: {model['segments']} segments, {model['dof']} DoF")
+        box.label(text=f"Mass {model['mass_kg']:.1f} kg: {model['mass_source']}",
+                  icon="ERROR" if model["mass_assumed"] else "CHECKMARK")
+        for name, length in model["segment_lengths_m"].items():
+            box.label(text=f"{name}: {100 * length:.1f} cm")
+        box.label(text="Least rigid marker clusters:")
+        worst = sorted(model["cluster_residuals_m"].items(), key=lambda kv: -kv[1])[:3]
+        for name, residual in worst:
+            box.label(text=f"  {name}: {1000 * residual:.1f} mm RMS")
+        for line in model.get("warnings", []):
+            box.label(text=line, icon="ERROR")
+
+
 def _planned(label: str, what: str):
     """A disabled step with one line saying what it will do."""
 
@@ -89,7 +114,7 @@ class MOCAP_DYNAMICS_PT_visuals(_SubStep, bpy.types.Panel):
 CLASSES = (
     MOCAP_DYNAMICS_PT_main,
     MOCAP_DYNAMICS_PT_import,
-    _planned("2. Body Model", "Will calibrate a subject-scaled armature from the markers."),
+    MOCAP_DYNAMICS_PT_body_model,
     _planned("3. Reconstruct", "Will reconstruct the motion with the Optimal Tracking Method."),
     _planned("4. Dynamics", "Will compute joint torques and residual root forces."),
     _planned("5. Contact", "Will estimate ground contact forces from the motion alone."),
@@ -99,11 +124,4 @@ CLASSES = (
 )
 
 
-def register():
-    for cls in CLASSES:
-        bpy.utils.register_class(cls)
-
-
-def unregister():
-    for cls in reversed(CLASSES):
-        bpy.utils.unregister_class(cls)
+register, unregister = bpy.utils.register_classes_factory(CLASSES)

@@ -1,8 +1,8 @@
 """The one path from a file to a finished scene: the operators, the CLI and the tests call ``process_trial``.
 
-It runs the solver pipeline, then builds the scene. If anything fails while
-building, every data-block created so far is removed again, so a failure never
-leaves a half-built scene behind.
+It runs the solver pipeline, then builds or extends the trial's collection. If
+anything fails while building, every data-block created so far is removed
+again, so a failure never leaves a half-built scene behind.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from pathlib import Path
 import bpy
 
 from ..solver.pipeline import PipelineOptions, PipelineResult, Progress, run
-from .trial_scene import SceneOptions, build_trial_scene
+from .trial_scene import SceneOptions, add_results, create_trial_collection
 
 #: The bpy.data collections a run may add to; rolled back together on failure.
-_DATA = ("objects", "meshes", "materials", "actions", "collections")
+_DATA = ("objects", "meshes", "materials", "actions", "collections", "armatures")
 
 
 @contextlib.contextmanager
@@ -26,6 +26,8 @@ def all_or_nothing():
     try:
         yield
     except BaseException:
+        if bpy.context.object is not None and bpy.context.object.mode != "OBJECT":
+            bpy.ops.object.mode_set(mode="OBJECT")
         for name in _DATA:
             pool = getattr(bpy.data, name)
             for block in set(pool) - before[name]:
@@ -34,13 +36,15 @@ def all_or_nothing():
 
 
 def process_trial(context: bpy.types.Context, path: str | Path, options: PipelineOptions = PipelineOptions(),
-                  scene_options: SceneOptions = SceneOptions(),
-                  progress: Progress | None = None) -> tuple[PipelineResult, bpy.types.Collection]:
-    """Run the pipeline on ``path`` and build its collection in the active scene."""
+                  scene_options: SceneOptions = SceneOptions(), progress: Progress | None = None,
+                  collection: bpy.types.Collection | None = None) -> tuple[PipelineResult, bpy.types.Collection]:
+    """Run the pipeline on ``path``; create the trial's collection (or extend ``collection``) with the results."""
     progress = progress or (lambda fraction, message: None)
     result = run(path, options, progress)
     progress(0.0, "building the scene")
     with all_or_nothing():
-        collection = build_trial_scene(context, result, scene_options)
+        if collection is None:
+            collection = create_trial_collection(context, result, scene_options)
+        add_results(context, result, collection)
     progress(1.0, f"scene ready: collection {collection.name!r}")
     return result, collection

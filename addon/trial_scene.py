@@ -1,8 +1,9 @@
-"""Turn a pipeline result into Blender data: one collection per trial.
+"""Turn a pipeline result into Blender data: one collection per trial, extended stage by stage.
 
-The collection holds the marker empties and the force plates, and carries the
-trial's metadata (``collection["mocap_dynamics"]``: source, rate, units and
-axes conversions, gap statistics, body weight) for the sidebar and for anyone
+The collection holds the marker empties, the force plates and (after
+calibration) the subject's armature, and carries the latest report
+(``collection["mocap_dynamics"]``: source, options, rate, conversions, gap
+statistics, body weight, body model figures) for the sidebar and for anyone
 reading the .blend later.
 """
 
@@ -15,7 +16,9 @@ import bpy
 import numpy as np
 
 from ..solver.io.trial import resample
+from ..solver.kinematics.motion import Motion
 from ..solver.pipeline import PipelineResult
+from .armature import build_armature, key_motion
 from .force_plates import build_plates
 from .markers import build_markers
 
@@ -57,19 +60,31 @@ def _id_properties(value):
     return value
 
 
-def build_trial_scene(context: bpy.types.Context, result: PipelineResult, options: SceneOptions) -> bpy.types.Collection:
-    """Create the trial's collection in the active scene and key everything; returns the collection."""
+def trial_metadata(collection: bpy.types.Collection | None) -> dict | None:
+    """The metadata stored on a trial collection, as plain Python, or None."""
+    if collection is None or META_PROP not in collection:
+        return None
+    return collection[META_PROP].to_dict()
+
+
+def _frames_at(meta: dict, times: np.ndarray) -> np.ndarray:
+    """Scene frames of trial times [s] (fractional where the scene keeps its own rate)."""
+    scene = meta["scene"]
+    return scene["start_frame"] + (np.asarray(times) - scene["start_time_s"]) * scene["keyed_rate_hz"]
+
+
+def create_trial_collection(context: bpy.types.Context, result: PipelineResult,
+                            options: SceneOptions) -> bpy.types.Collection:
+    """A new collection for the trial with its markers and force plates, keyed; sets scene timing."""
     scene = context.scene
     trial = result.trial
     if options.timing == "TRIAL":
         _set_scene_rate(scene, trial.rate)
+        scene.frame_start = options.start_frame
+        scene.frame_end = options.start_frame + trial.n_frames - 1
     else:
         trial = resample(trial, _scene_rate(scene))
     frames = options.start_frame + np.arange(trial.n_frames, dtype=float)
-    if options.timing == "TRIAL":
-        scene.frame_start = options.start_frame
-        scene.frame_end = options.start_frame + trial.n_frames - 1
-
     root = bpy.data.collections.new(Path(result.source).stem)
     scene.collection.children.link(root)
     markers = bpy.data.collections.new(f"{root.name} markers")
@@ -79,17 +94,20 @@ def build_trial_scene(context: bpy.types.Context, result: PipelineResult, option
         plates = bpy.data.collections.new(f"{root.name} force plates")
         root.children.link(plates)
         build_plates(trial, plates, frames, scene)
-
-    meta = result.report()
-    meta["scene"] = {"start_frame": options.start_frame, "timing": options.timing,
-                     "keyed_rate_hz": trial.rate, "keyed_frames": trial.n_frames}
-    root[META_PROP] = _id_properties(meta)
+    root[META_PROP] = {"scene": {"start_frame": options.start_frame, "timing": options.timing,
+                                 "start_time_s": trial.start_time, "keyed_rate_hz": trial.rate,
+                                 "keyed_frames": trial.n_frames}}
     scene.frame_set(options.start_frame)
     return root
 
 
-def trial_metadata(collection: bpy.types.Collection | None) -> dict | None:
-    """The metadata stored on a trial collection, as plain Python, or None."""
-    if collection is None or META_PROP not in collection:
-        return None
-    return collection[META_PROP].to_dict()
+def add_results(context: bpy.types.Context, result: PipelineResult, collection: bpy.types.Collection) -> None:
+    """Add what the later stages produced (today: the armature) to the trial's collection; store the report."""
+    meta = trial_metadata(collection)
+    if result.model is not None:
+        arm = build_armature(context, result.model, collection, f"{collection.name} rig")
+        calibration = result.model.metadata["calibration"]
+        initial = Motion.from_q(result.model, result.trial.times[[calibration.initial_frame]],
+                                np.array([calibration.initial_q]), method="calibration")
+        key_motion(arm, initial, _frames_at(meta, initial.times))
+    collection[META_PROP] = _id_properties({**result.report(), "scene": meta["scene"]})

@@ -27,12 +27,13 @@ def main() -> int:
     load_package()
     from mocap_dynamics.solver.io.atomic import write_text
     from mocap_dynamics.solver.report import summary
-    from mocap_dynamics.solver.sample import write_sample
+    from mocap_dynamics.solver.sample import MASS, write_sample
 
     t0 = time.perf_counter()
     sample = write_sample(out / "sample")
     print(f"[demo] wrote the sample recording: {sample['c3d']} and {sample['trc']}", flush=True)
-    code = process_trial.main([str(sample["c3d"]), "--out", str(out / "demo.blend"),
+    # The sample's subject is known (it was generated), so its mass is given rather than assumed.
+    code = process_trial.main([str(sample["c3d"]), "--mass", str(MASS), "--out", str(out / "demo.blend"),
                                "--report", str(out / "report.json")])
     if code:
         return code

@@ -22,6 +22,8 @@ EXIT_OK, EXIT_BUG, EXIT_BAD_INPUT = 0, 1, 2
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
+    from mocap_dynamics.solver.pipeline import STAGES
+
     parser = argparse.ArgumentParser(prog="process_trial.py", description=__doc__.splitlines()[0])
     parser.add_argument("input", help="a .c3d or .trc recording")
     parser.add_argument("--out", help="save the scene to this .blend file")
@@ -30,6 +32,14 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--units", choices=["m", "cm", "mm"], help="override the file's length unit")
     parser.add_argument("--up-axis", choices=["Y", "Z"], help="override the file's up axis")
     parser.add_argument("--keep-prefix", action="store_true", help="keep subject prefixes in marker labels")
+    parser.add_argument("--until", choices=STAGES, default=STAGES[-1], help="last stage to run (default: all)")
+    model = parser.add_argument_group("body model")
+    model.add_argument("--model", choices=["full15", "brubaker12"], default="full15", help="body model template")
+    model.add_argument("--mass", type=float, help="subject mass in kg (default: from quiet standing on force "
+                                                  "plates, else an assumed 70 kg that the report flags)")
+    model.add_argument("--static", help="static trial of the same subject for calibration (.c3d or .trc)")
+    model.add_argument("--markerset", help="TOML mapping of markers to segments, for unknown marker sets")
+    model.add_argument("--sex", choices=["male", "female"], default="male", help="de Leva inertia table")
     return parser.parse_args(argv)
 
 
@@ -49,7 +59,8 @@ def run(args: argparse.Namespace) -> dict:
     bpy.ops.wm.read_homefile(use_empty=True)
     options = PipelineOptions(import_options=ImportOptions(units=args.units, up_axis=args.up_axis,
                                                            strip_prefix=not args.keep_prefix),
-                              grf=args.grf)
+                              grf=args.grf or "auto", until=args.until, template=args.model, mass=args.mass,
+                              static=args.static, markerset=args.markerset, sex=args.sex)
     result, _ = process_trial(bpy.context, args.input, options, progress=log)
     report = result.report()
     for path in (args.out, args.report):
@@ -77,9 +88,12 @@ def cli_argv() -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
-    args = parse_args(cli_argv() if argv is None else argv)
+    import bpy  # noqa: F401  (Blender first: it puts an installed extension's bundled wheels on sys.path)
+
     load_package()
     from mocap_dynamics.solver.errors import MocapError
+
+    args = parse_args(cli_argv() if argv is None else argv)
 
     try:
         run(args)

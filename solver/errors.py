@@ -11,7 +11,7 @@ class MocapError(Exception):
 
     def __init__(self, what: str, fix: str = ""):
         self.what = what.rstrip(".")
-        self.fix = fix.rstrip(".")
+        self.fix = fix.rstrip(".")[:1].upper() + fix.rstrip(".")[1:]
         super().__init__(self.one_line())
 
     def one_line(self) -> str:

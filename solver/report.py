@@ -18,5 +18,13 @@ def summary(report: dict) -> str:
                      f"= {trial['body_mass_kg_from_plates']:.1f} kg")
     lines += [f"  converted: {c}" for c in trial["conversions"]]
     lines += [f"  warning: {w}" for w in trial["warnings"]]
+    model = report.get("model")
+    if model:
+        worst = max(model["cluster_residuals_m"].items(), key=lambda kv: kv[1], default=("-", 0.0))
+        lines += [f"  body model {model['template']}: {model['segments']} segments, {model['dof']} DoF, "
+                  f"{model['mass_kg']:.1f} kg ({model['mass_source']})",
+                  f"  least rigid marker cluster: {worst[0]} {1000 * worst[1]:.1f} mm RMS; "
+                  f"initial pose marker RMS {1000 * model['initial_marker_rms_m']:.1f} mm"]
+        lines += [f"  warning: {w}" for w in model["warnings"]]
     lines.append("  timings: " + ", ".join(f"{k} {v:.3f} s" for k, v in report["timings_s"].items()))
     return "\n".join(lines) + "\n"

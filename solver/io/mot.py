@@ -24,12 +24,10 @@ import numpy as np
 from ..errors import InputError
 from .atomic import write_text
 from .conventions import to_z_up
-from .plates import UNLOADED_BELOW_N, loaded, mask_unloaded
+from .plates import mask_unloaded
 from .tabular import check_increasing, data_rows, parse_rows, read_lines
 from .trial import ForcePlate
 
-#: Side [m] of the square drawn as the outline of a plate whose corners the file does not give.
-ASSUMED_PLATE_SIDE = 0.2
 _FORCE_X = re.compile(r"^(.*)v(x)$")
 _RESERVED = ("version", "nRows", "nColumns", "inDegrees")
 
@@ -107,8 +105,9 @@ def write_table(table: Table, path: str | Path) -> Path:
 def read_grf_mot(path: str | Path, up_axis: str = "Y") -> tuple[ForcePlate, ...]:
     """Force plates from an OpenSim GRF .mot (forces on the subject, COP, free moment), in world axes (Z up).
 
-    The file has no plate outlines: each plate gets an ``ASSUMED_PLATE_SIDE``
-    square around its mean loaded centre of pressure, and its notes say so.
+    The file has no plate outlines, so ``corners`` are NaN (unknown) and the
+    notes say so. OpenSim GRF files often hold one "plate" per foot, combined
+    over several physical plates, so no outline would be honest.
     """
     if up_axis not in ("Y", "Z"):
         raise InputError(f"Unknown up axis {up_axis!r} for the GRF file", "use 'Y' (OpenSim) or 'Z'")
@@ -151,12 +150,6 @@ def _plate(table: Table, stem: str, rate: float, up_axis: str, axes_note: str, s
     else:
         free_moment = vector(torque_prefix)
     cop, free_moment = mask_unloaded(force, point, free_moment)
-    where = point[loaded(force)] if loaded(force).any() else point
-    where = where[np.isfinite(where).all(axis=1)]
-    centre = where.mean(axis=0) if len(where) else np.zeros(3)
-    half = ASSUMED_PLATE_SIDE / 2
-    corners = centre + np.array([[half, -half, 0], [-half, -half, 0], [-half, half, 0], [half, half, 0]])  # C3D order
-    notes.append(f"{name}: the file gives no plate outline; drew a {ASSUMED_PLATE_SIDE:g} m square around the "
-                 f"mean centre of pressure (loaded above {UNLOADED_BELOW_N:g} N)")
-    return ForcePlate(name=name, corners=corners, rate=float(rate), start_time=float(table.time[0]),
+    notes.append(f"{name}: the file gives no plate outline (OpenSim GRF columns may combine several plates)")
+    return ForcePlate(name=name, corners=np.full((4, 3), np.nan), rate=float(rate), start_time=float(table.time[0]),
                       force=force, cop=cop, free_moment=free_moment, notes=tuple(notes))

@@ -21,7 +21,7 @@ class ForcePlate:
     centre of pressure on the plate surface [m] (NaN while the plate is
     unloaded), ``free_moment`` the moment about the COP [N·m] (vertical for a
     level plate). ``corners`` are the four plate corners [m], in order around
-    the plate.
+    the plate, NaN when the file does not give them (OpenSim GRF files).
     """
 
     name: str
@@ -36,10 +36,6 @@ class ForcePlate:
     @property
     def times(self) -> np.ndarray:
         return self.start_time + np.arange(len(self.force)) / self.rate
-
-    @property
-    def centre(self) -> np.ndarray:
-        return self.corners.mean(axis=0)
 
 
 @dataclass(frozen=True)

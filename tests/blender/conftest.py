@@ -42,6 +42,7 @@ def package():
         result = bpy.ops.extensions.package_install_files(filepath=str(extension_zip()), repo="user_default",
                                                            enable_on_install=True)
         assert result == {"FINISHED"}
+        bpy.ops.wm.save_userpref()  # as Blender does on quit: new Blender processes (the CLI tests) see it too
         pkg = importlib.import_module("bl_ext.user_default.mocap_dynamics")
     else:
         from bootstrap import load_package

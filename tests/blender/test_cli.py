@@ -1,0 +1,56 @@
+"""scripts/process_trial.py as a researcher runs it: a new process, real files, exit codes, outputs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import bpy
+import pytest
+from conftest import ROOT
+
+
+def cli(*args, cwd=None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "scripts" / "process_trial.py"), *map(str, args)],
+                          capture_output=True, text=True, timeout=600, cwd=cwd)
+
+
+def test_trial_to_blend_and_report(scene, shared_data, tmp_path):
+    blend, report = tmp_path / "walk.blend", tmp_path / "walk.json"
+    run = cli(shared_data / "subject4_walking1.trc", "--static", shared_data / "subject4_static1.trc",
+              "--out", blend, "--report", report)
+    assert run.returncode == 0, run.stderr
+    assert "[mocap_dynamics] calibrating" in run.stdout, "progress lines"
+    data = json.loads(report.read_text())
+    assert data["trial"]["markers"] == 51 and data["trial"]["force_plates"] == 2
+    model = data["model"]
+    assert model["mass_source"] == "force plates" and model["mass_kg"] == pytest.approx(60.0, abs=1.0)
+    assert set(model["segment_lengths_m"]) >= {"thigh_l", "shank_r", "upper_arm_l"}
+    assert model["cluster_residuals_m"] and max(model["cluster_residuals_m"].values()) < 0.02
+    bpy.ops.wm.open_mainfile(filepath=str(blend))
+    rigs = [ob for ob in bpy.data.objects if ob.type == "ARMATURE"]
+    assert len(rigs) == 1 and len(rigs[0].data.bones) == len(model["segment_lengths_m"])
+    assert len([ob for ob in bpy.data.objects if "mocap_label" in ob]) == 51
+
+
+@pytest.mark.parametrize("case", ["missing file", "not a c3d", "output not a .blend"])
+def test_bad_input_exits_2_with_one_line_and_writes_nothing(shared_data, tmp_path, case):
+    bad = tmp_path / "broken.c3d"
+    bad.write_bytes(b"\x00" * 600)
+    args = {"missing file": [tmp_path / "nope.trc", "--out", tmp_path / "x.blend"],
+            "not a c3d": [bad, "--out", tmp_path / "x.blend", "--report", tmp_path / "x.json"],
+            "output not a .blend": [shared_data / "subject4_walking1.trc", "--out", tmp_path / "out.txt"]}[case]
+    run = cli(*args)
+    assert run.returncode == 2, run.stdout + run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), run.stderr
+    assert "Traceback" not in run.stdout + run.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["broken.c3d"], "no output written"
+
+
+def test_unknown_marker_set_says_what_to_do(shared_data, tmp_path):
+    run = cli(shared_data / "sprint_forceplates_JA1Gait35.c3d", "--out", tmp_path / "x.blend")
+    assert run.returncode == 2
+    assert "marker set" in run.stderr.lower() and "toml" in run.stderr.lower(), run.stderr
+    assert not (tmp_path / "x.blend").exists()
