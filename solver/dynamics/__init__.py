@@ -1,0 +1,21 @@
+"""Rigid-body dynamics: spatial algebra, inverse dynamics with root forces, forward dynamics, energy.
+
+- ``derivatives``: generalized velocities/accelerations by Brubaker's forward differences (quaternions
+  per Appendix A), optionally after a zero-lag Butterworth filter; Lee's consistent estimates pass through.
+- ``inverse``: recursive Newton-Euler over a whole trial -> ``Dynamics`` (joint torques, root wrench,
+  joint powers); ``point_force_root_map`` is the linear map contact estimation needs.
+- ``forward``: mass matrix (CRBA), forward dynamics, Euler/RK4 integration, ``replay``.
+- ``energy``: Badler et al. §7 effort and energy measures, momentum.
+"""
+
+from .derivatives import body_rate, butterworth, forward_differences, motion_derivatives
+from .energy import EnergyMeasures, energy_measures, momentum, segment_motion
+from .forward import forward_dynamics, mass_matrix, replay, simulate
+from .inverse import Dynamics, ExternalForces, external_root_wrench, inverse_dynamics, point_force_root_map, rnea
+from .spatial import GRAVITY
+
+__all__ = [
+    "GRAVITY", "Dynamics", "EnergyMeasures", "ExternalForces", "body_rate", "butterworth", "energy_measures",
+    "external_root_wrench", "forward_differences", "forward_dynamics", "inverse_dynamics", "mass_matrix",
+    "momentum", "motion_derivatives", "point_force_root_map", "replay", "rnea", "segment_motion", "simulate",
+]

@@ -1,0 +1,179 @@
+"""Generalized velocities and accelerations of a sampled motion (Brubaker et al. 2009 §4.2, Appendix A).
+
+Forward differences ``q̇_t = (q_{t+1} - q_t)/Δ``, ``q̈_t = (q̇_{t+1} - q̇_t)/Δ``
+are consistent with the explicit Euler scheme ``q_{t+1} = q_t + Δ q̇_t``,
+``q̇_{t+1} = q̇_t + Δ q̈_t`` (§4.2), so forces that explain these accelerations
+reproduce the motion when integrated with that scheme (``forward.replay``).
+``T`` frames give ``T - 2`` accelerations: frames ``0 .. T-3``.
+
+Quaternions (root orientation, ball joints) follow Appendix A. Integration
+normalises ``q̂ = q_t + Δ q̇_t``, so the observed ``q_{t+1} = q̂/α``:
+``q̇_t = (α q_{t+1} - q_t)/Δ`` with ``α`` from the unit-norm rate constraint
+``q_tᵀ q̇_t = 0`` (eq. 11): ``α = 1/(q_tᵀ q_{t+1})``. Integration also projects
+``q̂̇ = q̇_t + Δ q̈_t`` onto the tangent space at ``q_{t+1}``, so
+``q̇_{t+1} = q̂̇ - β q_{t+1}`` and ``q̈_t = (q̇_{t+1} + β q_{t+1} - q̇_t)/Δ``
+with ``β`` from ``q_tᵀ q̈_t + q̇_tᵀ q̇_t = 0`` (eq. 12):
+``β = -(q_tᵀ q̇_{t+1} + Δ |q̇_t|²)/(q_tᵀ q_{t+1})``. (The paper writes the
+velocity projection as ``q̂̇ - (q̂ᵀ q̂̇) q``; we project with the normalised
+``q_{t+1}``, the orthogonal projection its ``β`` relation implies.)
+
+The quaternion rates are then expressed in the velocity layout of
+``solver.model.body`` (``body_rate``): ``ω = 2 vec(q* ⊗ q̇)`` (body/child-frame
+angular velocity) and ``ω̇ = 2 vec(q* ⊗ q̈)``.
+
+NaN: a frame without a pose (NaN in ``q``) makes the velocities and
+accelerations that use it NaN (frames ``t-2 .. t``), and so the forces of
+those frames; the Butterworth filter refuses motions with NaN (it would
+spread them over the whole trial).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.signal import butter, filtfilt
+
+from ..errors import SolverError
+from ..kinematics.motion import Motion
+from ..model.body import BodyModel
+from ..rotations import quat_conj, quat_continuity, quat_mul
+
+#: Largest rotation of a segment between two frames the differences accept [rad].
+MAX_ROTATION_PER_FRAME = np.pi / 2
+
+
+def _quaternion_columns(model: BodyModel) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Segment names and the columns in q (B, 4) and in v (B, 3) of every quaternion: the root's and each ball's."""
+    names, iq, iv = [], [], []
+    for s, qs, vs in zip(model.segments, model.q_starts, model.v_starts):
+        if s.joint in ("free", "ball"):
+            shift = 3 if s.joint == "free" else 0
+            names.append(s.name)
+            iq.append(range(qs + shift, qs + shift + 4))
+            iv.append(range(vs + shift, vs + shift + 3))
+    return names, np.array(iq, dtype=int).reshape(-1, 4), np.array(iv, dtype=int).reshape(-1, 3)
+
+
+def _scalar_indices(model: BodyModel) -> tuple[np.ndarray, np.ndarray]:
+    """Indices in q and in v of the coordinates that differentiate plainly: root position and joint angles."""
+    iq, iv = [], []
+    for s, qs, vs in zip(model.segments, model.q_starts, model.v_starts):
+        n = {"free": 3, "universal": 2, "hinge": 1}.get(s.joint, 0)
+        iq.extend(range(qs, qs + n))
+        iv.extend(range(vs, vs + n))
+    return np.array(iq, dtype=int), np.array(iv, dtype=int)
+
+
+def time_step(times: np.ndarray) -> float:
+    """The sampling interval of uniformly sampled ``times``; a ``SolverError`` otherwise."""
+    times = np.asarray(times, dtype=float)
+    steps = np.diff(times)
+    if len(steps) == 0:
+        raise SolverError("A single frame has no time step", "pass at least two frames")
+    dt = (times[-1] - times[0]) / len(steps)
+    if not dt > 0 or np.max(np.abs(steps - dt)) > 1e-6 * dt:
+        raise SolverError("Frame times are not uniformly increasing", "resample the motion at a constant rate")
+    return float(dt)
+
+
+def continuous_quaternions(model: BodyModel, q: np.ndarray) -> np.ndarray:
+    """A copy of ``q`` (T, nq), each quaternion's sign chosen so that consecutive frames agree (±q: one rotation)."""
+    q = np.array(q, dtype=float)
+    _, iq, _ = _quaternion_columns(model)
+    q[:, iq] = quat_continuity(q[:, iq])
+    return q
+
+
+def _quaternion_differences(names: list[str], quat: np.ndarray, dt: float) -> tuple[np.ndarray, np.ndarray]:
+    """Body-frame angular velocities (T-1, B, 3) and accelerations (T-2, B, 3) of quaternions (T, B, 4),
+    Brubaker Appendix A."""
+    dots = np.sum(quat[:-1] * quat[1:], axis=-1)
+    worst = np.argmin(np.where(np.isnan(dots), np.inf, dots))
+    if dots.flat[worst] < np.cos(MAX_ROTATION_PER_FRAME / 2):
+        frame, block = np.unravel_index(worst, dots.shape)
+        raise SolverError(f"Segment {names[block]!r} turns by more than {np.degrees(MAX_ROTATION_PER_FRAME):.0f}° "
+                          f"between frames {frame} and {frame + 1}",
+                          "check the reconstruction for orientation flips, or record at a higher frame rate")
+    rate = (quat[1:] / dots[..., None] - quat[:-1]) / dt  # eq. 11: α = 1/(q_tᵀ q_{t+1})
+    beta = -(np.sum(quat[:-2] * rate[1:], axis=-1) + dt * np.sum(rate[:-1] ** 2, axis=-1)) / dots[:-1]  # eq. 12
+    second = (rate[1:] + beta[..., None] * quat[1:-1] - rate[:-1]) / dt
+    return body_rate(quat[:-1], rate), body_rate(quat[:-2], second)
+
+
+def body_rate(quat: np.ndarray, rate: np.ndarray) -> np.ndarray:
+    """``2 vec(q* ⊗ q̇)``: the body-frame angular velocity of a unit quaternion ``q`` with rate ``q̇``
+    (``q̇ᵀ q = 0``), or the angular acceleration when given ``q̈`` (``q̈ᵀ q = -|q̇|²``); ``(..., 4) -> (..., 3)``."""
+    return 2 * quat_mul(quat_conj(quat), rate)[..., 1:]
+
+
+def forward_differences(model: BodyModel, times: np.ndarray, q: np.ndarray):
+    """Generalized velocities and accelerations consistent with Euler integration (Brubaker §4.2, App. A).
+
+    Returns ``(times, q, v, a)`` for frames ``0 .. T-3`` (``T - 2`` frames);
+    quaternion signs are made continuous in the returned ``q``.
+    """
+    q = np.asarray(q, dtype=float)
+    if q.ndim != 2 or q.shape[1] != model.nq or len(q) != len(times):
+        raise SolverError(f"Coordinates must have shape ({len(times)}, {model.nq}); got {q.shape}",
+                          "pass one row of generalized coordinates per frame")
+    if len(q) < 3:
+        raise SolverError(f"Accelerations by forward differences need at least 3 frames; the motion has {len(q)}",
+                          "reconstruct a longer stretch of the trial")
+    dt = time_step(times)
+    q = continuous_quaternions(model, q)
+    v = np.empty((len(q) - 1, model.nv))
+    a = np.empty((len(q) - 2, model.nv))
+    plain_q, plain_v = _scalar_indices(model)
+    v[:, plain_v] = np.diff(q[:, plain_q], axis=0) / dt
+    a[:, plain_v] = np.diff(v[:, plain_v], axis=0) / dt
+    names, iq, iv = _quaternion_columns(model)
+    v[:, iv], a[:, iv] = _quaternion_differences(names, q[:, iq], dt)
+    return np.asarray(times, dtype=float)[:-2], q[:-2], v[:-1], a
+
+
+def butterworth(model: BodyModel, times: np.ndarray, q: np.ndarray, cutoff: float, order: int = 2) -> np.ndarray:
+    """Zero-lag low-pass Butterworth filter of the coordinates (``scipy.signal.filtfilt``).
+
+    ``order`` 2 run forwards and backwards gives the 4th-order zero-lag filter
+    usual in biomechanics (Winter). Quaternions are made sign-continuous,
+    filtered component-wise and renormalised.
+    """
+    rate = 1.0 / time_step(times)
+    if not 0 < cutoff < rate / 2:
+        raise SolverError(f"The cutoff {cutoff} Hz is not between 0 and the Nyquist frequency {rate / 2:g} Hz",
+                          "choose a lower cutoff (6-12 Hz is usual for human movement)")
+    if np.isnan(q).any():
+        frames = np.flatnonzero(np.isnan(q).any(axis=1))
+        raise SolverError(f"{len(frames)} frames have no pose (NaN), the first at frame {frames[0]}; "
+                          "a filter would spread them over the whole trial",
+                          "fill the gaps or trim the motion, or compute derivatives without a cutoff")
+    b, a = butter(order, cutoff, fs=rate)
+    pad = 3 * max(len(a), len(b))
+    if len(q) <= pad:
+        raise SolverError(f"Filtering needs more than {pad} frames; the motion has {len(q)}",
+                          "filter a longer motion, or compute derivatives without a cutoff")
+    filtered = filtfilt(b, a, continuous_quaternions(model, q), axis=0)
+    _, iq, _ = _quaternion_columns(model)
+    filtered[:, iq] /= np.linalg.norm(filtered[:, iq], axis=-1, keepdims=True)
+    return filtered
+
+
+def motion_derivatives(motion: Motion, cutoff: float | None = None):
+    """``(times, q, v, a, options)`` for the dynamics of ``motion``.
+
+    Without ``cutoff``, a motion with its own consistent ``v`` and ``a`` (Lee's
+    estimator) is used as it is, on all its frames; otherwise forward
+    differences (after a zero-lag Butterworth filter at ``cutoff`` Hz when
+    given) leave frames ``0 .. T-3``. ``options`` records the choice.
+    """
+    model = motion.model
+    if cutoff is None and motion.v is not None and motion.a is not None:
+        shape = (motion.n_frames, model.nv)
+        if np.shape(motion.v) != shape or np.shape(motion.a) != shape:
+            raise SolverError(f"The motion's velocities/accelerations must have shape {shape}",
+                              "fix the reconstruction output")
+        return (np.asarray(motion.times, dtype=float), np.asarray(motion.q, dtype=float),
+                np.asarray(motion.v, dtype=float), np.asarray(motion.a, dtype=float),
+                {"derivatives": f"given by {motion.method}"})
+    q = motion.q if cutoff is None else butterworth(model, motion.times, motion.q, cutoff)
+    times, q, v, a = forward_differences(model, motion.times, q)
+    return times, q, v, a, {"derivatives": "forward differences", "cutoff_hz": cutoff}

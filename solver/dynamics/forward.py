@@ -1,0 +1,402 @@
+"""Forward dynamics: accelerations from forces, integration, and the replay of estimated forces.
+
+``forward_dynamics`` solves ``M(q) a = τ - C(q, v)`` per frame: the
+generalized mass matrix ``M`` by Featherstone's composite-rigid-body algorithm
+(CRBA), the bias ``C`` (Coriolis, centrifugal, gravity, external forces) by
+the recursive Newton-Euler algorithm with ``a = 0``, and a Cholesky solve.
+``τ`` is in the layout of ``Dynamics.generalized_forces`` (root wrench
+included), so forces estimated by ``inverse.rnea`` drive it directly.
+
+``simulate`` integrates with the explicit Euler scheme of Brubaker §4.2 (the
+one forward differences are consistent with), or with classical Runge-Kutta
+(``method="rk4"``) when accuracy matters more than consistency. Quaternions are
+integrated as 4-vectors, ``q̇ = ½ q ⊗ (0, ω)``, and projected back to unit
+norm after each step (Appendix A), so the velocity layout stays that of
+``solver.model.body``. Appendix A's virtual force ``ρ_q q`` (eq. 13), which
+keeps ``q̈`` on the unit sphere, is implicit: the dynamics are solved for the
+body angular acceleration ``ω̇``, and ``q̈ = -¼|ω|² q + ½ q ⊗ (0, ω̇)``
+satisfies eq. 12 by construction.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit, prange
+
+from ..errors import SolverError
+from ..kinematics.motion import Motion
+from ..model.body import BodyModel
+from .derivatives import time_step
+from .inverse import Dynamics, ExternalForces, frame_rnea
+from .spatial import BALL, FREE, GRAVITY, add, chunks, cross, dot, frame_kinematics, matvec, put, quat, quat_conj, \
+    quat_mul, row, row2, scale, sub, tree_of, vec, workspace
+
+EULER, RK4 = 0, 1
+_METHODS = {"euler": EULER, "rk4": RK4}
+
+
+# --- mass matrix (CRBA) and per-frame forward dynamics -------------------------------------------------
+class CrbaWorkspace(NamedTuple):
+    """Per-thread scratch of the composite-rigid-body algorithm and the Cholesky solve."""
+
+    column_w: np.ndarray  # (nv, 3) angular part of each motion subspace column, world
+    column_u: np.ndarray  # (nv, 3) linear part (velocity of the point at the root origin), world
+    mass: np.ndarray  # (S,) composite mass
+    moment: np.ndarray  # (S, 3) composite first moment about the root origin
+    inertia: np.ndarray  # (S, 3, 3) composite rotational inertia about the root origin
+    matrix: np.ndarray  # (nv, nv) mass matrix
+    lower: np.ndarray  # (nv, nv) its Cholesky factor
+    bias: np.ndarray  # (nv,) bias forces, then τ - bias
+    zero: np.ndarray  # (nv,) zeros
+    force: np.ndarray  # (S, 3) RNEA joint forces
+    torque: np.ndarray  # (S, 3) RNEA joint torques
+
+
+@njit(cache=True)
+def crba_workspace(n_segments, nv):
+    return CrbaWorkspace(np.empty((nv, 3)), np.empty((nv, 3)), np.empty(n_segments), np.empty((n_segments, 3)),
+                         np.empty((n_segments, 3, 3)), np.empty((nv, nv)), np.empty((nv, nv)), np.empty(nv),
+                         np.zeros(nv), np.empty((n_segments, 3)), np.empty((n_segments, 3)))
+
+
+@njit(cache=True)
+def _motion_columns(tree, ws, cw):
+    """World-frame spatial motion subspace ``(w; u)`` of every velocity entry, about ``O`` = root origin.
+
+    Root: linear entries move the origin (``(0; e_k)``), angular entries spin
+    about it (``(R_0 e_k; 0)``). A joint entry ``s_k`` rotates segment ``i``
+    about its joint centre ``o_i``: ``(w; (o_i - O) × w)`` with ``w = R_i s_k``.
+    """
+    origin = row(ws.origin, 0)
+    for i in range(len(tree.parent)):
+        start = tree.v_start[i]
+        if tree.joint[i] == FREE:
+            for k in range(3):
+                unit = (1.0 if k == 0 else 0.0, 1.0 if k == 1 else 0.0, 1.0 if k == 2 else 0.0)
+                put(cw.column_w, start + k, (0.0, 0.0, 0.0))
+                put(cw.column_u, start + k, unit)
+                put(cw.column_w, start + 3 + k, matvec(ws.rot, i, unit))
+                put(cw.column_u, start + 3 + k, (0.0, 0.0, 0.0))
+            continue
+        arm = sub(row(ws.origin, i), origin)
+        for k in range(tree.n_dof[i]):
+            w = matvec(ws.rot, i, row2(ws.subspace, i, k))
+            put(cw.column_w, start + k, w)
+            put(cw.column_u, start + k, cross(arm, w))
+
+
+@njit(cache=True)
+def frame_crba(tree, ws, cw):
+    """Composite-rigid-body algorithm (Featherstone) for one frame, after ``frame_kinematics``.
+
+    Spatial inertias about the root origin ``O`` in world axes: mass ``m``,
+    first moment ``h = m c`` and rotational inertia ``Ī = R I Rᵀ + m(|c|² 1 - c cᵀ)``;
+    composites add up the subtree (no frame transforms in world axes). The
+    momentum of a motion ``(w; u)`` is ``(Ī w + h × u; m u + w × h)`` and
+    ``M[j, k] = S_jᵀ I^c_i S_k`` for ``k`` in joint ``i`` and ``j`` in ``i`` or its ancestors.
+    Fills ``cw.matrix``.
+    """
+    n = len(tree.parent)
+    origin = row(ws.origin, 0)
+    for i in range(n):
+        m = tree.mass[i]
+        c = sub(add(row(ws.origin, i), matvec(ws.rot, i, row(tree.com, i))), origin)
+        cw.mass[i] = m
+        put(cw.moment, i, scale(m, c))
+        for s in range(3):
+            column = matvec(ws.rot, i, matvec(tree.inertia, i, row2(ws.rot, i, s)))  # R I Rᵀ e_s
+            for r in range(3):
+                cw.inertia[i, r, s] = column[r] - m * c[r] * c[s] + (m * dot(c, c) if r == s else 0.0)
+    for i in range(n - 1, 0, -1):
+        p = tree.parent[i]
+        cw.mass[p] += cw.mass[i]
+        put(cw.moment, p, add(row(cw.moment, p), row(cw.moment, i)))
+        for r in range(3):
+            for s in range(3):
+                cw.inertia[p, r, s] += cw.inertia[i, r, s]
+    _motion_columns(tree, ws, cw)
+    cw.matrix[:, :] = 0.0
+    for i in range(n):
+        m, h = cw.mass[i], row(cw.moment, i)
+        for k in range(tree.v_start[i], tree.v_start[i] + tree.n_dof[i]):
+            w, u = row(cw.column_w, k), row(cw.column_u, k)
+            f_ang = add(matvec(cw.inertia, i, w), cross(h, u))
+            f_lin = add(scale(m, u), cross(w, h))
+            j = i
+            while j >= 0:
+                for col in range(tree.v_start[j], tree.v_start[j] + tree.n_dof[j]):
+                    value = dot(row(cw.column_w, col), f_ang) + dot(row(cw.column_u, col), f_lin)
+                    cw.matrix[col, k] = value
+                    cw.matrix[k, col] = value
+                j = tree.parent[j]
+
+
+@njit(cache=True)
+def cholesky_solve(matrix, rhs, lower, out):
+    """Solve ``matrix out = rhs`` for a symmetric positive definite ``matrix`` (Cholesky ``L Lᵀ``).
+
+    A (numerically) singular matrix gives NaN."""
+    n = len(rhs)
+    scale = 0.0
+    for j in range(n):
+        scale = max(scale, abs(matrix[j, j]))
+    for j in range(n):
+        d = matrix[j, j]
+        for k in range(j):
+            d -= lower[j, k] * lower[j, k]
+        if not d > 1e-13 * scale:
+            out[:] = np.nan
+            return
+        lower[j, j] = np.sqrt(d)
+        for i in range(j + 1, n):
+            s = matrix[i, j]
+            for k in range(j):
+                s -= lower[i, k] * lower[j, k]
+            lower[i, j] = s / lower[j, j]
+    for i in range(n):
+        s = rhs[i]
+        for k in range(i):
+            s -= lower[i, k] * out[k]
+        out[i] = s / lower[i, i]
+    for i in range(n - 1, -1, -1):
+        s = out[i]
+        for k in range(i + 1, n):
+            s -= lower[k, i] * out[k]
+        out[i] = s / lower[i, i]
+
+
+@njit(cache=True)
+def frame_forward_dynamics(tree, q, v, tau, gravity, ext_segments, ext_points, ext_forces, ext_moments, ws, cw,
+                           acceleration):
+    """``M(q) a = τ - C(q, v)`` for one frame: RNEA bias with ``a = 0``, CRBA, Cholesky."""
+    frame_rnea(tree, q, v, cw.zero, gravity, ext_segments, ext_points, ext_forces, ext_moments, ws, cw.force,
+               cw.torque, cw.bias)
+    frame_crba(tree, ws, cw)
+    for k in range(len(tau)):
+        cw.bias[k] = tau[k] - cw.bias[k]
+    cholesky_solve(cw.matrix, cw.bias, cw.lower, acceleration)
+
+
+@njit(cache=True, parallel=True)
+def _mass_matrices(tree, q, n_chunks):
+    n_frames = len(q)
+    out = np.empty((n_frames, tree.nv, tree.nv))
+    for chunk in prange(n_chunks):
+        ws, cw = workspace(len(tree.parent)), crba_workspace(len(tree.parent), tree.nv)
+        no_gravity = np.zeros(3)
+        for t in range(chunk * n_frames // n_chunks, (chunk + 1) * n_frames // n_chunks):
+            frame_kinematics(tree, q[t], cw.zero, cw.zero, no_gravity, ws)
+            frame_crba(tree, ws, cw)
+            for r in range(tree.nv):
+                for c in range(tree.nv):
+                    out[t, r, c] = cw.matrix[r, c]
+    return out
+
+
+@njit(cache=True, parallel=True)
+def _forward_dynamics_frames(tree, q, v, tau, gravity, ext_segments, ext_points, ext_forces, ext_moments,
+                             n_chunks):
+    n_frames = len(q)
+    out = np.empty((n_frames, tree.nv))
+    for chunk in prange(n_chunks):
+        ws, cw = workspace(len(tree.parent)), crba_workspace(len(tree.parent), tree.nv)
+        for t in range(chunk * n_frames // n_chunks, (chunk + 1) * n_frames // n_chunks):
+            frame_forward_dynamics(tree, q[t], v[t], tau[t], gravity, ext_segments, ext_points[t], ext_forces[t],
+                                   ext_moments[t], ws, cw, out[t])
+    return out
+
+
+def _frames(model: BodyModel, q, v=None, tau=None):
+    q = np.ascontiguousarray(np.atleast_2d(q), dtype=float)
+    arrays = [np.ascontiguousarray(np.atleast_2d(x), dtype=float) for x in (v, tau) if x is not None]
+    if q.shape[1] != model.nq or any(x.shape != (len(q), model.nv) for x in arrays):
+        raise SolverError(f"Expected q of shape (T, {model.nq}) and v, tau of shape (T, {model.nv})",
+                          "pass coordinates in the model's layout")
+    return q, *arrays
+
+
+def _finite(values: np.ndarray) -> np.ndarray:
+    if not np.all(np.isfinite(values)):
+        raise SolverError("Forward dynamics gave non-finite values: a moving segment without mass or inertia, "
+                          "NaN in the inputs, or a simulation that diverged",
+                          "give every moving segment a positive mass and inertia, check the inputs, "
+                          "or use a smaller time step")
+    return values
+
+
+def mass_matrix(model: BodyModel, q: np.ndarray) -> np.ndarray:
+    """Generalized mass matrix ``M(q)`` (T, nv, nv) in the velocity layout (CRBA, frames in parallel)."""
+    (q,) = _frames(model, q)
+    return _mass_matrices(tree_of(model), q, chunks(len(q)))
+
+
+def forward_dynamics(model: BodyModel, q: np.ndarray, v: np.ndarray, tau: np.ndarray, *,
+                     gravity: np.ndarray = GRAVITY, external: ExternalForces | None = None) -> np.ndarray:
+    """Generalized accelerations (T, nv) from coordinates, velocities and generalized forces (eq. 1)."""
+    q, v, tau = _frames(model, q, v, tau)
+    ext = ExternalForces.none(len(q)) if external is None else external
+    ext.check(model, len(q))
+    return _finite(_forward_dynamics_frames(tree_of(model), q, v, tau, np.asarray(gravity, dtype=float).reshape(3),
+                                            ext.segments, ext.points, ext.forces, ext.moments, chunks(len(q))))
+
+
+# --- integration -----------------------------------------------------------------------------------------
+@njit(cache=True)
+def _axpy4(s, x, y):
+    """``y + s x`` for quaternion tuples."""
+    return (y[0] + s * x[0], y[1] + s * x[1], y[2] + s * x[2], y[3] + s * x[3])
+
+
+@njit(cache=True)
+def _dot4(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]
+
+
+@njit(cache=True)
+def _quaternion_euler_step(q, qs, v, vs, a, dt, q_out, v_out):
+    """Brubaker §4.2 / App. A for the quaternion ``q[qs:qs+4]`` with body rate ``ω = v[vs:vs+3]``.
+
+    ``q̇ = ½ q ⊗ ω``, ``q̈ = -¼|ω|² q + ½ q ⊗ ω̇``; ``q̂ = q + Δ q̇``, ``q' = q̂/|q̂|``;
+    ``q̂̇ = q̇ + Δ q̈``, ``q̇' = q̂̇ - (q'ᵀ q̂̇) q'``; ``ω' = 2 vec(q'* ⊗ q̇')``.
+    """
+    qq, w, dw = quat(q, qs), vec(v, vs), vec(a, vs)
+    zero = (0.0, 0.0, 0.0, 0.0)
+    rate = _axpy4(0.5, quat_mul(qq, (0.0, w[0], w[1], w[2])), zero)
+    second = _axpy4(-0.25 * dot(w, w), qq, _axpy4(0.5, quat_mul(qq, (0.0, dw[0], dw[1], dw[2])), zero))
+    q_hat = _axpy4(dt, rate, qq)
+    q_new = _axpy4(1.0 / np.sqrt(_dot4(q_hat, q_hat)), q_hat, zero)
+    rate_hat = _axpy4(dt, second, rate)
+    rate_new = _axpy4(-_dot4(q_new, rate_hat), q_new, rate_hat)
+    body = quat_mul(quat_conj(q_new), rate_new)
+    for k in range(4):
+        q_out[qs + k] = q_new[k]
+    for k in range(3):
+        v_out[vs + k] = 2.0 * body[1 + k]
+
+
+@njit(cache=True)
+def euler_step(tree, q, v, a, dt, q_out, v_out):
+    """One explicit Euler step ``q' = q + Δ q̇``, ``v' = v + Δ a`` (Brubaker §4.2), quaternions per App. A."""
+    for i in range(len(tree.parent)):
+        qs, vs, joint = tree.q_start[i], tree.v_start[i], tree.joint[i]
+        n_plain = 3 if joint == FREE else (0 if joint == BALL else tree.n_dof[i])
+        for k in range(n_plain):
+            q_out[qs + k] = q[qs + k] + dt * v[vs + k]
+            v_out[vs + k] = v[vs + k] + dt * a[vs + k]
+        if joint == FREE or joint == BALL:
+            _quaternion_euler_step(q, qs + n_plain, v, vs + n_plain, a, dt, q_out, v_out)
+
+
+@njit(cache=True)
+def _coordinate_rates(tree, q, v, out):
+    """``q̇`` (length nq) from ``v``: ``½ q ⊗ (0, ω)`` for quaternions, ``v`` for the rest."""
+    for i in range(len(tree.parent)):
+        qs, vs, joint = tree.q_start[i], tree.v_start[i], tree.joint[i]
+        n_plain = 3 if joint == FREE else (0 if joint == BALL else tree.n_dof[i])
+        for k in range(n_plain):
+            out[qs + k] = v[vs + k]
+        if joint == FREE or joint == BALL:
+            qs, vs = qs + n_plain, vs + n_plain
+            rate = quat_mul(quat(q, qs), (0.0, v[vs], v[vs + 1], v[vs + 2]))
+            for k in range(4):
+                out[qs + k] = 0.5 * rate[k]
+
+
+@njit(cache=True)
+def _normalize_quaternions(tree, q):
+    """Project every quaternion of ``q`` to unit norm (Appendix A), in place."""
+    for i in range(len(tree.parent)):
+        if tree.joint[i] == FREE or tree.joint[i] == BALL:
+            qs = tree.q_start[i] + (3 if tree.joint[i] == FREE else 0)
+            norm = np.sqrt(_dot4(quat(q, qs), quat(q, qs)))
+            for k in range(4):
+                q[qs + k] /= norm
+
+
+@njit(cache=True)
+def _rk4_step(tree, q, v, tau, dt, gravity, ext_segments, ext_points, ext_forces, ext_moments, ws, cw,
+              q_out, v_out):
+    """Classical Runge-Kutta on ``(q, v)`` with ``q̇`` as in ``_coordinate_rates``; quaternions projected."""
+    nq, nv = len(q), len(v)
+    dq, dv = np.empty((4, nq)), np.empty((4, nv))
+    q_stage, v_stage = q.copy(), v.copy()
+    for stage in range(4):
+        _coordinate_rates(tree, q_stage, v_stage, dq[stage])
+        frame_forward_dynamics(tree, q_stage, v_stage, tau, gravity, ext_segments, ext_points, ext_forces,
+                               ext_moments, ws, cw, dv[stage])
+        h = dt if stage == 2 else 0.5 * dt
+        for k in range(nq):
+            q_stage[k] = q[k] + h * dq[stage, k]
+        for k in range(nv):
+            v_stage[k] = v[k] + h * dv[stage, k]
+        _normalize_quaternions(tree, q_stage)
+    for k in range(nq):
+        q_out[k] = q[k] + dt / 6 * (dq[0, k] + 2 * dq[1, k] + 2 * dq[2, k] + dq[3, k])
+    for k in range(nv):
+        v_out[k] = v[k] + dt / 6 * (dv[0, k] + 2 * dv[1, k] + 2 * dv[2, k] + dv[3, k])
+    _normalize_quaternions(tree, q_out)
+
+
+@njit(cache=True)
+def _simulate(tree, q0, v0, tau, dt, method, gravity, ext_segments, ext_points, ext_forces, ext_moments):
+    n = len(tau)
+    q = np.empty((n + 1, len(q0)))
+    v = np.empty((n + 1, len(v0)))
+    for k in range(len(q0)):
+        q[0, k] = q0[k]
+    for k in range(len(v0)):
+        v[0, k] = v0[k]
+    ws, cw = workspace(len(tree.parent)), crba_workspace(len(tree.parent), tree.nv)
+    a = np.empty(len(v0))
+    for t in range(n):
+        if method == EULER:
+            frame_forward_dynamics(tree, q[t], v[t], tau[t], gravity, ext_segments, ext_points[t], ext_forces[t],
+                                   ext_moments[t], ws, cw, a)
+            euler_step(tree, q[t], v[t], a, dt, q[t + 1], v[t + 1])
+        else:
+            _rk4_step(tree, q[t], v[t], tau[t], dt, gravity, ext_segments, ext_points[t], ext_forces[t],
+                      ext_moments[t], ws, cw, q[t + 1], v[t + 1])
+    return q, v
+
+
+def simulate(model: BodyModel, q0: np.ndarray, v0: np.ndarray, tau: np.ndarray, dt: float, *,
+             gravity: np.ndarray = GRAVITY, external: ExternalForces | None = None, method: str = "euler"):
+    """Integrate ``len(tau)`` steps of ``dt`` from ``(q0, v0)``; returns ``q`` (n+1, nq) and ``v`` (n+1, nv).
+
+    ``tau`` (n, nv) and ``external`` (n frames) are held over each step.
+    ``method``: ``"euler"`` (Brubaker §4.2, consistent with forward differences)
+    or ``"rk4"``. Quaternions are projected to unit norm after each step.
+    """
+    if method not in _METHODS:
+        raise SolverError(f"Unknown integration method {method!r}", f"use one of {', '.join(_METHODS)}")
+    (q0,) = _frames(model, q0)
+    tau = np.ascontiguousarray(np.reshape(tau, (-1, model.nv)), dtype=float)
+    v0 = np.ascontiguousarray(np.reshape(v0, model.nv), dtype=float)
+    ext = ExternalForces.none(len(tau)) if external is None else external
+    ext.check(model, len(tau))
+    q, v = _simulate(tree_of(model), q0[0], v0, tau, float(dt), _METHODS[method],
+                     np.asarray(gravity, dtype=float).reshape(3), ext.segments, ext.points, ext.forces, ext.moments)
+    _finite(v)
+    return q, v
+
+
+def replay(dynamics: Dynamics) -> Motion:
+    """Integrate the estimated forces (joint torques, root wrench, gravity, external) from the first state.
+
+    Brubaker §4.2: with forward-difference derivatives the Euler scheme
+    reproduces the input motion, all ``T + 2`` frames of it (the last frame
+    follows from the last velocity alone). Each step is exact to rounding,
+    but an open-loop replay is as unstable as the motion (a light segment
+    standing above its joint falls away at about ``sqrt(g/d)`` per second),
+    so over seconds rounding errors grow visibly.
+    """
+    dt = time_step(dynamics.times)
+    model = dynamics.model
+    q, v = simulate(model, dynamics.q[0], dynamics.v[0], dynamics.generalized_forces, dt,
+                    gravity=dynamics.gravity, external=dynamics.external)
+    last_q, last_v = np.empty(model.nq), np.empty(model.nv)
+    euler_step(tree_of(model), q[-1], v[-1], np.zeros(model.nv), dt, last_q, last_v)
+    times = dynamics.times[0] + dt * np.arange(len(q) + 1)
+    return Motion.from_q(model, times, np.vstack([q, last_q]), method="replay")

@@ -1,0 +1,284 @@
+"""Inverse dynamics: joint torques and the root (residual) wrench from a motion.
+
+Brubaker, Sigal & Fleet (2009) §4, eq. 8-9: the generalized forces explain the
+motion with joint torques ``τ_int``, gravity ``f_g``, external (contact) forces
+``f_s`` and a 6-D root force ``f_root`` on the free root:
+
+    [τ_int; f_root] = M(q) q̈ - A(q, q̇) - F(q) [f_g + f_s]            (9)
+
+computed, for every frame at once, by Featherstone's recursive Newton-Euler
+algorithm (RNEA; Badler et al. §5) in the world frame.
+
+Conventions (every output):
+
+- A joint torque is the torque **applied by the parent on the child**, about
+  the joint centre; the joint force likewise. ``joint_torque_world`` is in the
+  world frame, ``joint_torque_parent`` in the parent segment's frame.
+- Row 0 (the root) of the per-segment arrays holds the root wrench: the
+  force/torque the world would have to apply on the root, about the root
+  origin (world frame, which is the root's "parent" frame).
+- ``root_wrench`` (T, 6) = (force [N], torque [N·m]), both in the **world**
+  frame, the torque about the **root segment origin** ``q[:, 0:3]``. It is
+  the total rate of change of momentum minus gravity minus the external
+  wrenches, all about that point, so it is *linear* in the external forces:
+  ``root_wrench(f) = root_wrench(0) - Σ_k A_k f_k`` with ``A_k`` from
+  ``point_force_root_map`` (what contact estimation minimises, eq. 10).
+- ``generalized_forces`` (T, nv) is dual to the velocity layout of
+  ``solver.model.body``: root force (world), root torque (root frame, about
+  the root origin), ball joint torques (child frame), and torques about each
+  hinge/universal axis (``s_k · n``, Badler et al. §5 ``Q = Sᵀ f``).
+  ``Σ τ v`` is power, so ``joint_power`` sums it joint by joint (row 0: the
+  power of the root wrench).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from numba import njit, prange
+
+from ..errors import SolverError
+from ..kinematics.motion import Motion
+from ..model.body import BodyModel
+from .derivatives import motion_derivatives
+from .spatial import FREE, GRAVITY, add, chunks, cross, dot, frame_kinematics, matvec, private_copy, put, put2, row, \
+    row2, scale, sub, tmatvec, tree_of, workspace
+
+
+@dataclass(frozen=True)
+class ExternalForces:
+    """Known external forces (force plates, estimated contact) acting at points of segments.
+
+    ``segments`` (K,) index the segment each force acts on; ``points`` (T, K, 3)
+    are the points of application in world [m]; ``forces`` (T, K, 3) the forces
+    on the subject in world [N]; ``moments`` (T, K, 3), optional, free moments
+    in world [N·m] (e.g. a force plate's free moment about its COP). An entry
+    with a NaN in its point, force or moment in a frame (an unloaded plate has
+    no centre of pressure) contributes nothing in that frame.
+    """
+
+    segments: np.ndarray
+    points: np.ndarray
+    forces: np.ndarray
+    moments: np.ndarray | None = None
+
+    def __post_init__(self):
+        segs = np.asarray(self.segments, dtype=np.int64).reshape(-1)
+        pts = np.asarray(self.points, dtype=float)
+        frc = np.asarray(self.forces, dtype=float)
+        mom = np.zeros_like(frc) if self.moments is None else np.asarray(self.moments, dtype=float)
+        if pts.ndim != 3 or pts.shape[1:] != (len(segs), 3) or frc.shape != pts.shape or mom.shape != pts.shape:
+            raise SolverError(f"External forces for {len(segs)} segments need points, forces and moments of "
+                              f"shape (T, {len(segs)}, 3); got {pts.shape}, {frc.shape}, {mom.shape}",
+                              "pass one row per frame and one column per force")
+        missing = np.isnan(pts).any(-1) | np.isnan(frc).any(-1) | np.isnan(mom).any(-1)
+        for name, value in (("segments", segs), ("points", np.where(missing[..., None], 0.0, pts)),
+                            ("forces", np.where(missing[..., None], 0.0, frc)),
+                            ("moments", np.where(missing[..., None], 0.0, mom))):
+            value.setflags(write=False)
+            object.__setattr__(self, name, value)
+
+    @classmethod
+    def none(cls, n_frames: int) -> "ExternalForces":
+        return cls(np.zeros(0, dtype=np.int64), np.zeros((n_frames, 0, 3)), np.zeros((n_frames, 0, 3)))
+
+    def check(self, model: BodyModel, n_frames: int) -> None:
+        if len(self.points) != n_frames:
+            raise SolverError(f"External forces have {len(self.points)} frames, the motion {n_frames}",
+                              "sample the forces on the frames of the dynamics (Dynamics.times)")
+        if len(self.segments) and not (0 <= self.segments.min() and self.segments.max() < len(model.segments)):
+            raise SolverError("An external force acts on a segment the model does not have",
+                              f"use segment indices 0..{len(model.segments) - 1}")
+
+
+@dataclass(frozen=True)
+class Dynamics:
+    """Inverse-dynamics results, time first; see the module docstring for frames and signs.
+
+    ``q``, ``v``, ``a`` are the generalized coordinates, velocities and
+    accelerations the forces explain (frame ``t`` of ``times``); ``external``
+    the forces that were given; ``options`` how derivatives were obtained.
+    """
+
+    model: BodyModel
+    times: np.ndarray  # (T,)
+    q: np.ndarray  # (T, nq)
+    v: np.ndarray  # (T, nv)
+    a: np.ndarray  # (T, nv)
+    gravity: np.ndarray  # (3,)
+    generalized_forces: np.ndarray  # (T, nv)
+    root_wrench: np.ndarray  # (T, 6) world frame, about the root origin
+    joint_force: np.ndarray  # (T, S, 3) world frame
+    joint_torque_world: np.ndarray  # (T, S, 3)
+    joint_torque_parent: np.ndarray  # (T, S, 3)
+    joint_power: np.ndarray  # (T, S) [W]
+    external: ExternalForces | None = None
+    options: dict = field(default_factory=dict)
+
+    @property
+    def root_origin(self) -> np.ndarray:
+        """The point the root torque is taken about: the root segment origin (T, 3), world."""
+        return self.q[:, 0:3]
+
+    @property
+    def axis_torques(self) -> np.ndarray:
+        """Torques about each hinge/universal joint axis (T, S, 2); NaN where a joint has no such axis."""
+        out = np.full(self.q.shape[:1] + (len(self.model.segments), 2), np.nan)
+        for k, (s, start) in enumerate(zip(self.model.segments, self.model.v_starts)):
+            if s.joint in ("hinge", "universal"):
+                out[:, k, :s.nv] = self.generalized_forces[:, start:start + s.nv]
+        return out
+
+
+def point_force_root_map(root_origin: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Linear map from point forces to the root wrench they explain: ``(T, K, 6, 3)``.
+
+    A force ``f`` at world point ``p`` on any segment changes the root wrench
+    by ``-A f`` with ``A = [I; [p - o]×]`` (``o`` the root origin): for a free
+    floating tree the root wrench is the momentum rate minus gravity minus the
+    external wrench, all about ``o`` (Brubaker eq. 8-9 with ``f_s`` of eq. 7).
+    So ``root_wrench(forces) = root_wrench_without - einsum('tkij,tkj->ti', A, forces)``,
+    and the gradient of ``Σ|root_wrench|²`` w.r.t. the forces is
+    ``-2 einsum('tkij,ti->tkj', A, root_wrench)``.
+    """
+    d = np.asarray(points, dtype=float) - np.asarray(root_origin, dtype=float)[:, None, :]
+    out = np.zeros(d.shape[:-1] + (6, 3))
+    out[..., 0, 0] = out[..., 1, 1] = out[..., 2, 2] = 1.0
+    out[..., 3, 1], out[..., 3, 2] = -d[..., 2], d[..., 1]
+    out[..., 4, 0], out[..., 4, 2] = d[..., 2], -d[..., 0]
+    out[..., 5, 0], out[..., 5, 1] = -d[..., 1], d[..., 0]
+    return out
+
+
+def external_root_wrench(root_origin: np.ndarray, external: ExternalForces) -> np.ndarray:
+    """The external wrench about the root origin, world frame ``(T, 6)``: subtract it from a root wrench."""
+    d = external.points - np.asarray(root_origin, dtype=float)[:, None, :]
+    return np.concatenate([external.forces.sum(1), (np.cross(d, external.forces) + external.moments).sum(1)], -1)
+
+
+@njit(cache=True, inline='always')
+def frame_rnea(tree, q, v, a, gravity, ext_segments, ext_points, ext_forces, ext_moments, ws, force, torque, tau):
+    """Recursive Newton-Euler for one frame (Featherstone; Badler et al. §5), world frame.
+
+    Forward pass: ``frame_kinematics``. Per segment (Newton-Euler about the
+    centre of mass ``c``): ``f_i = m_i (ä_i + ω̇_i × c + ω_i × (ω_i × c))``,
+    ``n_i = R_i (I_i ω̇_b + ω_b × I_i ω_b) + c × f_i`` about the origin, minus
+    the external forces on the segment. Backward pass:
+    ``f_p += f_i``, ``n_p += n_i + (o_i - o_p) × f_i``. Gravity is in ``ä``.
+    Writes the force and torque by parent on child (S, 3) into ``force`` and
+    ``torque`` and the generalized forces ``Q = Sᵀ f`` into ``tau``.
+    """
+    frame_kinematics(tree, q, v, a, gravity, ws)
+    n = len(tree.parent)
+    rot, inertia = ws.rot, tree.inertia
+    for i in range(n):
+        c = matvec(rot, i, row(tree.com, i))
+        w, dw = row(ws.omega, i), row(ws.alpha, i)
+        f = scale(tree.mass[i], add(add(row(ws.accel, i), cross(dw, c)), cross(w, cross(w, c))))
+        w_b, dw_b = tmatvec(rot, i, w), tmatvec(rot, i, dw)
+        n_b = add(matvec(inertia, i, dw_b), cross(w_b, matvec(inertia, i, w_b)))
+        put(force, i, f)
+        put(torque, i, add(matvec(rot, i, n_b), cross(c, f)))
+    for k in range(len(ext_segments)):
+        i = ext_segments[k]
+        f = row(ext_forces, k)
+        arm = sub(row(ext_points, k), row(ws.origin, i))
+        put(force, i, sub(row(force, i), f))
+        put(torque, i, sub(row(torque, i), add(cross(arm, f), row(ext_moments, k))))
+    for i in range(n - 1, 0, -1):
+        p = tree.parent[i]
+        f = row(force, i)
+        arm = sub(row(ws.origin, i), row(ws.origin, p))
+        put(torque, p, add(add(row(torque, p), row(torque, i)), cross(arm, f)))
+        put(force, p, add(row(force, p), f))
+    for i in range(n):
+        start = tree.v_start[i]
+        if tree.joint[i] == FREE:
+            for k in range(3):
+                tau[start + k] = force[i, k]
+            start += 3
+        n_child = tmatvec(rot, i, row(torque, i))
+        for k in range(3 if tree.joint[i] == FREE else tree.n_dof[i]):
+            tau[start + k] = dot(row2(ws.subspace, i, k), n_child)
+
+
+@njit(cache=True, parallel=True)
+def _rnea_frames(tree, q, v, a, gravity, ext_segments, ext_points, ext_forces, ext_moments, n_chunks):
+    """RNEA over all frames, frames in parallel.
+
+    Each chunk of frames has its own workspace, tree copy and frame buffers,
+    and touches the shared arrays only element by element (no views, whose
+    reference counts would be shared between threads).
+    """
+    n_frames, n_seg, n_ext = q.shape[0], len(tree.parent), len(ext_segments)
+    tau = np.empty((n_frames, tree.nv))
+    force = np.empty((n_frames, n_seg, 3))
+    torque_world = np.empty((n_frames, n_seg, 3))
+    torque_parent = np.empty((n_frames, n_seg, 3))
+    power = np.zeros((n_frames, n_seg))
+    for chunk in prange(n_chunks):
+        own, ws = private_copy(tree), workspace(n_seg)
+        q_t, v_t, a_t, tau_t = np.empty(tree.nq), np.empty(tree.nv), np.empty(tree.nv), np.empty(tree.nv)
+        g, ext_segs = gravity.copy(), ext_segments.copy()
+        points, forces, moments = np.empty((n_ext, 3)), np.empty((n_ext, 3)), np.empty((n_ext, 3))
+        force_t, torque_t = np.empty((n_seg, 3)), np.empty((n_seg, 3))
+        for t in range(chunk * n_frames // n_chunks, (chunk + 1) * n_frames // n_chunks):
+            for k in range(tree.nq):
+                q_t[k] = q[t, k]
+            for k in range(tree.nv):
+                v_t[k], a_t[k] = v[t, k], a[t, k]
+            for k in range(n_ext):
+                put(points, k, row2(ext_points, t, k))
+                put(forces, k, row2(ext_forces, t, k))
+                put(moments, k, row2(ext_moments, t, k))
+            frame_rnea(own, q_t, v_t, a_t, g, ext_segs, points, forces, moments, ws, force_t, torque_t, tau_t)
+            for k in range(tree.nv):
+                tau[t, k] = tau_t[k]
+            for i in range(n_seg):
+                torque = row(torque_t, i)
+                p = own.parent[i]
+                put2(force, t, i, row(force_t, i))
+                put2(torque_world, t, i, torque)
+                put2(torque_parent, t, i, torque if p < 0 else tmatvec(ws.rot, p, torque))
+                for k in range(own.v_start[i], own.v_start[i] + own.n_dof[i]):
+                    power[t, i] += tau_t[k] * v_t[k]
+    return tau, force, torque_world, torque_parent, power
+
+
+def rnea(model: BodyModel, times: np.ndarray, q: np.ndarray, v: np.ndarray, a: np.ndarray, *,
+         gravity: np.ndarray = GRAVITY, external: ExternalForces | None = None, options: dict | None = None,
+         ) -> Dynamics:
+    """Inverse dynamics of given coordinates, velocities and accelerations (layouts of ``solver.model.body``).
+
+    Brubaker eq. 9 by the recursive Newton-Euler algorithm, all frames at once.
+    """
+    q, v, a = (np.ascontiguousarray(x, dtype=float) for x in (q, v, a))
+    n_frames = len(q)
+    if q.shape != (n_frames, model.nq) or v.shape != (n_frames, model.nv) or a.shape != (n_frames, model.nv):
+        raise SolverError(f"q, v, a must have shapes (T, {model.nq}), (T, {model.nv}), (T, {model.nv}); "
+                          f"got {q.shape}, {v.shape}, {a.shape}", "pass coordinates in the model's layout")
+    ext = ExternalForces.none(n_frames) if external is None else external
+    ext.check(model, n_frames)
+    gravity = np.asarray(gravity, dtype=float).reshape(3)
+    tau, force, torque_world, torque_parent, power = _rnea_frames(
+        tree_of(model), q, v, a, gravity, ext.segments, ext.points, ext.forces, ext.moments, chunks(n_frames))
+    root_wrench = np.concatenate([force[:, 0], torque_world[:, 0]], axis=-1)
+    return Dynamics(model=model, times=np.asarray(times, dtype=float), q=q, v=v, a=a, gravity=gravity,
+                    generalized_forces=tau, root_wrench=root_wrench, joint_force=force,
+                    joint_torque_world=torque_world, joint_torque_parent=torque_parent, joint_power=power,
+                    external=external, options=dict(options or {}))
+
+
+def inverse_dynamics(motion: Motion, *, cutoff: float | None = None, gravity: np.ndarray = GRAVITY,
+                     external: ExternalForces | None = None) -> Dynamics:
+    """Joint torques and root wrench of a ``Motion`` (Brubaker §4, eq. 8-9).
+
+    Velocities and accelerations come from ``motion_derivatives`` (Lee's
+    consistent estimates when the motion has them, else Brubaker's forward
+    differences, optionally after a zero-lag Butterworth filter at ``cutoff``
+    Hz). Forward differences leave ``T - 2`` frames (``Dynamics.times``);
+    ``external`` forces must be sampled on those frames.
+    """
+    times, q, v, a, options = motion_derivatives(motion, cutoff=cutoff)
+    return rnea(motion.model, times, q, v, a, gravity=gravity, external=external, options=options)

@@ -1,0 +1,186 @@
+"""Forward differences consistent with Euler integration (Brubaker §4.2, App. A), smoothing, and their errors."""
+
+import numpy as np
+import pytest
+
+from solver.dynamics import butterworth, forward_differences, motion_derivatives
+from solver.errors import SolverError
+from solver.kinematics.motion import Motion
+from solver.rotations import quat_conj, quat_from_axis_angle, quat_mul
+from tests.unit.test_dynamics_models import chain, humanoid, smooth_motion
+
+DT = 0.01
+
+
+def quaternion_columns(model):
+    """(start in q, start in v) of the root quaternion and every ball joint."""
+    return [(qs + 3 * (s.joint == "free"), vs + 3 * (s.joint == "free"))
+            for s, qs, vs in zip(model.segments, model.q_starts, model.v_starts) if s.joint in ("free", "ball")]
+
+
+def euler_replay(model, q0, v, a, dt):
+    """Brubaker's Euler scheme written out here, independently of ``solver.dynamics.forward``:
+    q_{t+1} = q_t + Δ q̇_t and q̇_{t+1} = q̇_t + Δ q̈_t, with quaternions as 4-vectors
+    (q̇ = ½ q ⊗ ω, q̈ = ½ (q̇ ⊗ ω + q ⊗ ω̇)) normalised and their rates projected after each step."""
+    quats = quaternion_columns(model)
+    plain_q = np.setdiff1d(np.arange(model.nq), [i for qs, _ in quats for i in range(qs, qs + 4)])
+    plain_v = np.setdiff1d(np.arange(model.nv), [i for _, vs in quats for i in range(vs, vs + 3)])
+    q, qd = [q0.copy()], {}
+    for qs, vs in quats:
+        qd[qs] = 0.5 * quat_mul(q0[qs:qs + 4], np.r_[0, v[0, vs:vs + 3]])
+    vel = v[0].copy()
+    for t in range(len(a)):
+        nxt = q[-1].copy()
+        nxt[plain_q] += dt * vel[plain_v]
+        for qs, vs in quats:
+            cur = q[-1][qs:qs + 4]
+            w = 2 * quat_mul(quat_conj(cur), qd[qs])
+            qdd = 0.5 * (quat_mul(qd[qs], w) + quat_mul(cur, np.r_[0, a[t, vs:vs + 3]]))
+            hat = cur + dt * qd[qs]
+            nxt[qs:qs + 4] = hat / np.linalg.norm(hat)
+            rate = qd[qs] + dt * qdd
+            qd[qs] = rate - (nxt[qs:qs + 4] @ rate) * nxt[qs:qs + 4]
+        vel[plain_v] += dt * a[t, plain_v]
+        q.append(nxt)
+    return np.array(q)
+
+
+def test_plain_coordinates_are_exact_forward_differences():
+    model = chain(["hinge", "universal"])
+    times = np.arange(6) * DT
+    q = np.tile(model.neutral_q(), (6, 1))
+    q[:, 0] = 3.0 * times ** 2  # root x
+    q[:, 7] = -2.0 * times ** 2 + times  # hinge angle
+    t, q_out, v, a = forward_differences(model, times, q)
+    np.testing.assert_array_equal(t, times[:4])
+    np.testing.assert_allclose(v[:, 0], 3.0 * (2 * times[:4] + DT), rtol=1e-12)
+    np.testing.assert_allclose(a[:, 0], 6.0, rtol=1e-9)
+    np.testing.assert_allclose(a[:, 6], -4.0, rtol=1e-9)
+    np.testing.assert_allclose(v[:, 3:6], 0.0, atol=1e-14)  # root does not turn
+
+
+def test_euler_integration_of_the_differences_reproduces_the_motion():
+    """The paper's consistency claim, with App. A's α and β: all T frames come back to rounding error."""
+    model = humanoid()
+    q = smooth_motion(model, np.random.default_rng(4), 60, DT, speed=2.0)
+    _, q0, v, a = forward_differences(model, np.arange(60) * DT, q)
+    replayed = euler_replay(model, q0[0], v, a, DT)
+    for qs, _ in quaternion_columns(model):  # q and -q are one rotation
+        flip = np.sign(np.sum(replayed[:, qs:qs + 4] * q[:len(replayed), qs:qs + 4], axis=1))
+        replayed[:, qs:qs + 4] *= flip[:, None]
+    np.testing.assert_allclose(replayed, q[:59], atol=1e-12)
+
+
+def test_quaternion_rates_converge_to_the_true_angular_velocity():
+    """q(t) = exp(½ θ(t) n) with θ = sin t: body rate θ̇ n, acceleration θ̈ n.
+
+    The velocity is that of the midpoint t + Δ/2 to O(Δ²); the acceleration that of t + Δ to O(Δ)
+    (the unit-norm projection adds ~|ω|³Δ/8)."""
+    model = chain([])
+    axis = np.array([1.0, 2.0, 2.0]) / 3
+    errors = []
+    for dt in (1e-2, 1e-3):
+        times = np.arange(0, 1, dt)
+        q = np.tile(model.neutral_q(), (len(times), 1))
+        q[:, 3:7] = quat_from_axis_angle(axis, np.sin(times))
+        t, _, v, a = forward_differences(model, times, q)
+        errors.append([np.abs(v[:, 3:6] - np.cos(t + dt / 2)[:, None] * axis).max(),
+                       np.abs(a[:, 3:6] + np.sin(t + dt)[:, None] * axis).max()])
+    errors = np.array(errors)
+    assert errors[1, 0] < 1e-7 and errors[1, 1] < 2e-4
+    assert errors[0, 0] / errors[1, 0] > 80 and errors[0, 1] / errors[1, 1] > 8
+
+
+def test_quaternion_sign_flips_are_ignored():
+    model = chain(["ball"])
+    q = smooth_motion(model, np.random.default_rng(5), 20, DT)
+    flipped = q.copy()
+    flipped[5::2, 7:11] *= -1
+    _, _, v, a = forward_differences(model, np.arange(20) * DT, q)
+    _, _, v2, a2 = forward_differences(model, np.arange(20) * DT, flipped)
+    np.testing.assert_allclose(v2, v, atol=1e-12)
+    np.testing.assert_allclose(a2, a, atol=1e-9)
+
+
+def test_consistent_velocities_of_a_motion_are_used_as_they_are():
+    model = chain(["hinge"])
+    times = np.arange(20) * DT
+    q = np.tile(model.neutral_q(), (20, 1))
+    v, a = np.ones((20, model.nv)), np.full((20, model.nv), 2.0)
+    motion = Motion.from_q(model, times, q, method="lee", v=v, a=a)
+    t, _, v_out, a_out, options = motion_derivatives(motion)
+    assert len(t) == 20 and options["derivatives"] == "given by lee"
+    np.testing.assert_array_equal(v_out, v)
+    np.testing.assert_array_equal(a_out, a)
+    t, _, v_out, _, options = motion_derivatives(motion, cutoff=10.0)  # asking for smoothing differentiates q
+    assert len(t) == 18 and options["derivatives"] == "forward differences"
+    np.testing.assert_allclose(v_out, 0.0, atol=1e-12)
+
+
+def test_butterworth_is_zero_lag_and_removes_noise():
+    model = chain(["hinge"])
+    times = np.arange(400) * DT
+    clean = 0.5 * np.sin(2 * np.pi * 1.0 * times)
+    q = np.tile(model.neutral_q(), (len(times), 1))
+    q[:, 7] = clean + np.random.default_rng(6).normal(0, 0.01, len(times))
+    filtered = butterworth(model, times, q, cutoff=6.0)
+    inner = slice(50, -50)
+    assert np.abs(filtered[inner, 7] - clean[inner]).max() < 0.02
+    assert np.std(filtered[inner, 7] - clean[inner]) < 0.5 * 0.01
+    lag = np.argmax(np.correlate(filtered[inner, 7], clean[inner], "full")) - (len(clean[inner]) - 1)
+    assert lag == 0
+    np.testing.assert_allclose(np.linalg.norm(filtered[:, 3:7], axis=1), 1.0, atol=1e-12)
+
+
+def test_smoothing_option_filters_before_differencing():
+    model = chain(["hinge"])
+    times = np.arange(200) * DT
+    q = np.tile(model.neutral_q(), (len(times), 1))
+    q[:, 7] = np.sin(times) + np.random.default_rng(7).normal(0, 1e-4, len(times))
+    motion = Motion.from_q(model, times, q, method="otm")
+    _, _, _, a_raw, _ = motion_derivatives(motion)
+    t, _, _, a_smooth, options = motion_derivatives(motion, cutoff=5.0)
+    assert options == {"derivatives": "forward differences", "cutoff_hz": 5.0}
+    inner = slice(30, -30)
+    truth = -np.sin(t[inner] + DT)
+    assert np.abs(a_smooth[inner, 6] - truth).max() < 0.1 < 1.0 < np.abs(a_raw[inner, 6] - truth).max()
+
+
+@pytest.mark.parametrize("case, message", [
+    ("two frames", "at least 3 frames"),
+    ("uneven", "not uniformly"),
+    ("half turn", "turns by more than 90"),
+])
+def test_unusable_input_is_a_solver_error(case, message):
+    model = chain(["ball"])
+    times = np.arange(10) * DT
+    q = np.tile(model.neutral_q(), (10, 1))
+    if case == "two frames":
+        times, q = times[:2], q[:2]
+    elif case == "uneven":
+        times[4] += 0.003
+    else:
+        q[5:, 7:11] = quat_from_axis_angle(np.array([0.0, 0.0, 1.0]), 2.5)
+    with pytest.raises(SolverError, match=message):
+        forward_differences(model, times, q)
+
+
+def test_a_frame_without_pose_spoils_only_its_neighbours():
+    model = chain(["ball", "hinge"])
+    times = np.arange(30) * DT
+    q = smooth_motion(model, np.random.default_rng(8), 30, DT)
+    q[12] = np.nan
+    _, _, v, a = forward_differences(model, times, q)
+    bad = np.isnan(a).any(axis=1)
+    np.testing.assert_array_equal(np.flatnonzero(bad), [10, 11, 12])
+    with pytest.raises(SolverError, match="no pose"):
+        butterworth(model, times, q, cutoff=6.0)
+
+
+def test_butterworth_rejects_a_cutoff_above_nyquist_and_short_motions():
+    model = chain([])
+    q = np.tile(model.neutral_q(), (100, 1))
+    with pytest.raises(SolverError, match="Nyquist"):
+        butterworth(model, np.arange(100) * DT, q, cutoff=60.0)
+    with pytest.raises(SolverError, match="more than"):
+        butterworth(model, np.arange(8) * DT, q[:8], cutoff=6.0)
