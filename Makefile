@@ -55,5 +55,6 @@ bench: $(VENV)/.installed $(VENVPEERS)/.installed
 extension: $(VENV)/.installed
 	$(PY) scripts/build_extension.py
 
-clean:
+clean:  # also numba's on-disk caches: they only notice edits to a kernel's own file
 	rm -rf out dist wheels .pytest_cache
+	find . -path ./.venv -prune -o -name "*.nbi" -delete -o -name "*.nbc" -delete

@@ -11,7 +11,7 @@ import bpy
 import numpy as np
 
 from ..solver.io.trial import Trial
-from .keying import key_channels, vector_channels, visibility_channels
+from .keying import key_channels, shared_action, vector_channels, visibility_channels
 
 LABEL_PROP = "mocap_label"
 
@@ -20,6 +20,7 @@ def build_markers(trial: Trial, collection: bpy.types.Collection, frames: np.nda
                   display: str) -> list[bpy.types.Object]:
     """Create and key one empty per marker of ``trial`` in ``collection``; keys at ``frames``."""
     present = trial.present()
+    action = shared_action(f"{collection.name}")
     objects = []
     for m, label in enumerate(trial.labels):
         ob = bpy.data.objects.new(label, None)
@@ -30,6 +31,6 @@ def build_markers(trial: Trial, collection: bpy.types.Collection, frames: np.nda
         channels = vector_channels("location", frames, trial.markers[:, m], group="Marker")
         if not present[:, m].all():
             channels += visibility_channels(frames, present[:, m])
-        key_channels(ob, channels, action_name=f"{collection.name} {label}")
+        key_channels(ob, channels, action_name=f"{collection.name} {label}", shared=action)
         objects.append(ob)
     return objects
