@@ -1,19 +1,10 @@
-"""Peer-engine tests (MuJoCo, Pinocchio): run in .venv-peers; skipped, with the reason, where the engines are missing.
-
-The repository root goes on sys.path so ``import solver`` works however pytest is started.
-"""
+"""Peer-engine tests (MuJoCo, Pinocchio): run in .venv-peers; skipped, with the reason, where the engines are missing."""
 
 from __future__ import annotations
 
 import importlib.util
-import sys
-from pathlib import Path
 
 import pytest
-
-REPO = Path(__file__).resolve().parents[2]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
 
 MISSING = [name for name in ("mujoco", "pinocchio") if importlib.util.find_spec(name) is None]
 

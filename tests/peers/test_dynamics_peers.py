@@ -17,11 +17,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver.dynamics import ExternalForces, forward_dynamics, mass_matrix, rnea
-from solver.model import calibrate, write_mjcf
-from solver.model.mjcf import dfs_order, joint_names
-from solver.rotations import quat_to_matrix
-from solver.sample import make_sample
+from mocap_dynamics.solver.dynamics import ExternalForces, forward_dynamics, mass_matrix, rnea
+from mocap_dynamics.solver.model import calibrate, write_mjcf
+from mocap_dynamics.solver.model.mjcf import dfs_order, joint_names
+from mocap_dynamics.solver.rotations import quat_to_matrix
+from mocap_dynamics.solver.sample import make_sample
 from tests.unit.test_dynamics_models import analytic_motion, humanoid
 
 mujoco = pytest.importorskip("mujoco")

@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver.io import attach_plates, load_trial, read_grf_mot
-from solver.model import calibrate, write_mjcf
-from solver.model.inertia import combine
-from solver.model.mjcf import dfs_order, joint_names
-from solver.rotations import quat_normalize, quat_to_matrix
+from mocap_dynamics.solver.io import attach_plates, load_trial, read_grf_mot
+from mocap_dynamics.solver.model import calibrate, write_mjcf
+from mocap_dynamics.solver.model.inertia import combine
+from mocap_dynamics.solver.model.mjcf import dfs_order, joint_names
+from mocap_dynamics.solver.rotations import quat_normalize, quat_to_matrix
 
 mujoco = pytest.importorskip("mujoco")
 pin = pytest.importorskip("pinocchio")

@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from solver.dynamics import butterworth, forward_differences, motion_derivatives
-from solver.errors import SolverError
-from solver.kinematics.motion import Motion
-from solver.rotations import quat_conj, quat_from_axis_angle, quat_mul
+from mocap_dynamics.solver.dynamics import butterworth, forward_differences, motion_derivatives
+from mocap_dynamics.solver.errors import SolverError
+from mocap_dynamics.solver.kinematics.motion import Motion
+from mocap_dynamics.solver.rotations import quat_conj, quat_from_axis_angle, quat_mul
 from tests.unit.test_dynamics_models import chain, humanoid, smooth_motion
 
 DT = 0.01

@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from solver.dynamics import energy_measures, momentum, rnea, segment_motion
-from solver.model.body import BodyModel, Segment
-from solver.rotations import quat_to_matrix
+from mocap_dynamics.solver.dynamics import energy_measures, momentum, rnea, segment_motion
+from mocap_dynamics.solver.model.body import BodyModel, Segment
+from mocap_dynamics.solver.rotations import quat_to_matrix
 from tests.unit.test_dynamics_models import analytic_motion, chain, humanoid, smooth_motion
 
 G = 9.81

@@ -5,13 +5,13 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from solver.dynamics import forward_differences, forward_dynamics, inverse_dynamics, mass_matrix, momentum, replay, \
+from mocap_dynamics.solver.dynamics import forward_differences, forward_dynamics, inverse_dynamics, mass_matrix, momentum, replay, \
     rnea, simulate
-from solver.dynamics.derivatives import continuous_quaternions
-from solver.errors import SolverError
-from solver.kinematics.motion import Motion
-from solver.model.body import BodyModel
-from solver.rotations import quat_from_axis_angle, quat_mul, quat_to_matrix, skew
+from mocap_dynamics.solver.dynamics.derivatives import continuous_quaternions
+from mocap_dynamics.solver.errors import SolverError
+from mocap_dynamics.solver.kinematics.motion import Motion
+from mocap_dynamics.solver.model.body import BodyModel
+from mocap_dynamics.solver.rotations import quat_from_axis_angle, quat_mul, quat_to_matrix, skew
 from tests.unit.test_dynamics_models import chain, humanoid, smooth_motion
 
 DT = 0.01

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from solver.dynamics import inverse_dynamics, rnea
-from solver.errors import SolverError
-from solver.kinematics.motion import Motion
+from mocap_dynamics.solver.dynamics import inverse_dynamics, rnea
+from mocap_dynamics.solver.errors import SolverError
+from mocap_dynamics.solver.kinematics.motion import Motion
 from tests.unit.test_dynamics_models import analytic_motion, humanoid, smooth_motion
 
 DT = 0.01

@@ -8,8 +8,8 @@ accelerations.
 
 import numpy as np
 
-from solver.model.body import BodyModel, Segment
-from solver.rotations import quat_conj, quat_from_axis_angle, quat_mul, quat_normalize
+from mocap_dynamics.solver.model.body import BodyModel, Segment
+from mocap_dynamics.solver.rotations import quat_conj, quat_from_axis_angle, quat_mul, quat_normalize
 
 #: name, parent, joint, offset in parent (m), axes
 HUMANOID = (

@@ -7,8 +7,8 @@ written out below; sign: torque applied by the parent on the child.
 
 import numpy as np
 
-from solver.dynamics import rnea
-from solver.model.body import BodyModel, Segment
+from mocap_dynamics.solver.dynamics import rnea
+from mocap_dynamics.solver.model.body import BodyModel, Segment
 
 G = 9.81
 BASE_MASS = 2.0

@@ -6,9 +6,9 @@ import ezc3d
 import numpy as np
 import pytest
 
-from solver.errors import InputError
-from solver.io import ImportOptions, load_trial, write_c3d
-from solver.io.trial import ForcePlate, Trial
+from mocap_dynamics.solver.errors import InputError
+from mocap_dynamics.solver.io import ImportOptions, load_trial, write_c3d
+from mocap_dynamics.solver.io.trial import ForcePlate, Trial
 
 
 @pytest.fixture(scope="module")

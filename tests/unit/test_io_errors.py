@@ -8,10 +8,10 @@ import ezc3d
 import numpy as np
 import pytest
 
-from solver.errors import InputError
-from solver.io import ImportOptions, load_trial, write_c3d, write_trc
-from solver.io.atomic import atomic_path
-from solver.io.trial import Trial
+from mocap_dynamics.solver.errors import InputError
+from mocap_dynamics.solver.io import ImportOptions, load_trial, write_c3d, write_trc
+from mocap_dynamics.solver.io.atomic import atomic_path
+from mocap_dynamics.solver.io.trial import Trial
 
 
 def write_raw_c3d(path, points_mm: np.ndarray, units: str | None = "mm", analogs: int = 0) -> str:

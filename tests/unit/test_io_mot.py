@@ -7,8 +7,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from solver.errors import InputError
-from solver.io import Table, attach_plates, load_trial, quiet_standing_weight, read_grf_mot, read_table, write_table
+from mocap_dynamics.solver.errors import InputError
+from mocap_dynamics.solver.io import Table, attach_plates, load_trial, quiet_standing_weight, read_grf_mot, read_table, write_table
 
 
 @pytest.fixture(scope="module")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver.io import attach_plates, quiet_standing_weight
-from solver.io.conventions import from_z_up, guess_up_axis, to_z_up
-from solver.io.trial import ForcePlate, Trial
+from mocap_dynamics.solver.io import attach_plates, quiet_standing_weight
+from mocap_dynamics.solver.io.conventions import from_z_up, guess_up_axis, to_z_up
+from mocap_dynamics.solver.io.trial import ForcePlate, Trial
 
 CORNERS = np.array([[0.3, 0.2, 0.0], [-0.3, 0.2, 0.0], [-0.3, -0.2, 0.0], [0.3, -0.2, 0.0]])
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver.errors import InputError
-from solver.io import ImportOptions, load_trial, write_trc
-from solver.io.trial import Trial
+from mocap_dynamics.solver.errors import InputError
+from mocap_dynamics.solver.io import ImportOptions, load_trial, write_trc
+from mocap_dynamics.solver.io.trial import Trial
 
 
 def trc_text(rows: list[str], labels=("A", "B"), frames=None, units="mm", separator="\t", blank_line=True) -> str:

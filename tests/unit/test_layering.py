@@ -41,8 +41,10 @@ def test_project_imports_are_relative():
 
 def test_whole_solver_imports_without_blender():
     """Importing every solver module in a fresh interpreter loads no Blender module."""
-    modules = [".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__") for p in _files("solver")]
-    code = ("import importlib, sys\n"
+    modules = ["mocap_dynamics." + ".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+               for p in _files("solver")]
+    code = (f"import importlib, sys; sys.path.insert(0, {str(ROOT / 'scripts')!r})\n"
+            "from bootstrap import load_package; load_package()\n"
             f"for m in {modules!r}: importlib.import_module(m)\n"
             f"print(sorted(set(sys.modules) & set({sorted(BLENDER_MODULES)!r})))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)

@@ -8,12 +8,12 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from solver.errors import ModelError
-from solver.io import attach_plates, load_trial, read_grf_mot
-from solver.model import calibrate
-from solver.model.calibrate import ASSUMED_MASS, LENGTH_TOLERANCE
-from solver.model.fit import marker_indices
-from solver.model.inertia import DE_LEVA
+from mocap_dynamics.solver.errors import ModelError
+from mocap_dynamics.solver.io import attach_plates, load_trial, read_grf_mot
+from mocap_dynamics.solver.model import calibrate
+from mocap_dynamics.solver.model.calibrate import ASSUMED_MASS, LENGTH_TOLERANCE
+from mocap_dynamics.solver.model.fit import marker_indices
+from mocap_dynamics.solver.model.inertia import DE_LEVA
 
 # Adult segment-length range: from 80 % of the shorter to 120 % of the longer of de Leva's (1996, Table 4)
 # female and male mean lengths, i.e. segments scaled to statures of about 1.39 to 2.09 m (his subjects: 1.74 m).
@@ -237,7 +237,7 @@ def test_sample_walk_lengths_match_its_ground_truth(sample_walk):
     """The project's own CMU-41 sample walk: known joint-to-joint lengths (solver/sample.py). The upper arm
     comes out short because the sample's shoulder marker sits 3 cm above the joint centre, while Rab's rule
     (17 % of the bi-acromial width, about 6 cm here) assumes a real acromion."""
-    from solver import sample
+    from mocap_dynamics.solver import sample
 
     model = calibrate(sample_walk.trial, template="brubaker12", mass=sample.MASS)
     lengths = report(model).lengths

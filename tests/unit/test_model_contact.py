@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver.io import load_trial
-from solver.model import ContactConfig, calibrate, with_contact_points
+from mocap_dynamics.solver.io import load_trial
+from mocap_dynamics.solver.model import ContactConfig, calibrate, with_contact_points
 
 
 @pytest.fixture(scope="module")

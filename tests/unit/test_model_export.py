@@ -7,9 +7,9 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-from solver.errors import InputError, ModelError
-from solver.io import load_trial
-from solver.model import calibrate, load_model, mjcf_string, save_model, write_mjcf
+from mocap_dynamics.solver.errors import InputError, ModelError
+from mocap_dynamics.solver.io import load_trial
+from mocap_dynamics.solver.model import calibrate, load_model, mjcf_string, save_model, write_mjcf
 
 FIELDS = ("joint_offset", "axes", "tip", "com", "inertia", "marker_offsets", "contact_points")
 

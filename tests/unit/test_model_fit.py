@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver.io import load_trial
-from solver.model import calibrate, fit_segments
-from solver.rotations import quat_from_axis_angle
+from mocap_dynamics.solver.io import load_trial
+from mocap_dynamics.solver.model import calibrate, fit_segments
+from mocap_dynamics.solver.rotations import quat_from_axis_angle
 
 
 @pytest.fixture(scope="module", params=["full15", "brubaker12"])

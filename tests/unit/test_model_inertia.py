@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver.errors import ModelError
-from solver.model.inertia import DE_LEVA, LEE, check_inertia, combine, part_inertia, point_inertia, table_rows
-from solver.model.templates import ANATOMY
+from mocap_dynamics.solver.errors import ModelError
+from mocap_dynamics.solver.model.inertia import DE_LEVA, LEE, check_inertia, combine, part_inertia, point_inertia, table_rows
+from mocap_dynamics.solver.model.templates import ANATOMY
 
 
 def body_fraction(rows):

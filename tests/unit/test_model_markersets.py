@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver.errors import ModelError
-from solver.io import load_trial
-from solver.model import MARKERSETS, calibrate, load_markerset, recognize
-from solver.model.markersets import get_markerset, normalize
+from mocap_dynamics.solver.errors import ModelError
+from mocap_dynamics.solver.io import load_trial
+from mocap_dynamics.solver.model import MARKERSETS, calibrate, load_markerset, recognize
+from mocap_dynamics.solver.model.markersets import get_markerset, normalize
 
 FILES = {"cmu_dribble_shoot_basketball.c3d": "cmu41", "squat_gaps.c3d": "vicon53",
          "subject4_static1.trc": "opencap", "subject4_walking1.trc": "opencap"}

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver.errors import ModelError
-from solver.model.body import JOINT_AXES, JOINT_SIZES
-from solver.model.frames import axis_rotation
-from solver.model.templates import ANATOMY, ANATOMY_BY_NAME, TEMPLATES, get_template
+from mocap_dynamics.solver.errors import ModelError
+from mocap_dynamics.solver.model.body import JOINT_AXES, JOINT_SIZES
+from mocap_dynamics.solver.model.frames import axis_rotation
+from mocap_dynamics.solver.model.templates import ANATOMY, ANATOMY_BY_NAME, TEMPLATES, get_template
 
 
 def counts(template):

@@ -6,8 +6,8 @@ import ezc3d
 import numpy as np
 import pytest
 
-from solver import sample
-from solver.io import load_trial
+from mocap_dynamics.solver import sample
+from mocap_dynamics.solver.io import load_trial
 
 
 @pytest.fixture(scope="module")
