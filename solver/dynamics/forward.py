@@ -26,6 +26,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..errors import SolverError
+from ..kernels import cholesky_factor, cholesky_substitute
 from ..kinematics.motion import Motion
 from ..model.body import BodyModel
 from .derivatives import time_step
@@ -138,33 +139,13 @@ def cholesky_solve(matrix, rhs, lower, out):
     """Solve ``matrix out = rhs`` for a symmetric positive definite ``matrix`` (Cholesky ``L Lᵀ``).
 
     A (numerically) singular matrix gives NaN."""
-    n = len(rhs)
     scale = 0.0
-    for j in range(n):
+    for j in range(len(rhs)):
         scale = max(scale, abs(matrix[j, j]))
-    for j in range(n):
-        d = matrix[j, j]
-        for k in range(j):
-            d -= lower[j, k] * lower[j, k]
-        if not d > 1e-13 * scale:
-            out[:] = np.nan
-            return
-        lower[j, j] = np.sqrt(d)
-        for i in range(j + 1, n):
-            s = matrix[i, j]
-            for k in range(j):
-                s -= lower[i, k] * lower[j, k]
-            lower[i, j] = s / lower[j, j]
-    for i in range(n):
-        s = rhs[i]
-        for k in range(i):
-            s -= lower[i, k] * out[k]
-        out[i] = s / lower[i, i]
-    for i in range(n - 1, -1, -1):
-        s = out[i]
-        for k in range(i + 1, n):
-            s -= lower[k, i] * out[k]
-        out[i] = s / lower[i, i]
+    if not cholesky_factor(matrix, lower, 1e-13 * scale):
+        out[:] = np.nan
+        return
+    cholesky_substitute(lower, rhs, out)
 
 
 @njit(cache=True)

@@ -34,6 +34,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import get_num_threads, njit
 
+from ..kernels import quat_to_matrix_into
 from ..model.body import BodyModel
 
 FREE, BALL, UNIVERSAL, HINGE, WELD = range(5)
@@ -193,21 +194,6 @@ def quat_rotate(q, x):
     u = (q[1], q[2], q[3])
     t = cross(u, x)
     return add(add(x, scale(2.0 * q[0], t)), scale(2.0, cross(u, t)))
-
-
-@njit(cache=True)
-def quat_to_matrix_into(q, out):
-    """Rotation matrix of the Hamilton quaternion ``q`` (as ``solver.rotations.quat_to_matrix``)."""
-    w, x, y, z = q[0], q[1], q[2], q[3]
-    out[0, 0] = 1 - 2 * (y * y + z * z)
-    out[0, 1] = 2 * (x * y - w * z)
-    out[0, 2] = 2 * (x * z + w * y)
-    out[1, 0] = 2 * (x * y + w * z)
-    out[1, 1] = 1 - 2 * (x * x + z * z)
-    out[1, 2] = 2 * (y * z - w * x)
-    out[2, 0] = 2 * (x * z - w * y)
-    out[2, 1] = 2 * (y * z + w * x)
-    out[2, 2] = 1 - 2 * (x * x + y * y)
 
 
 # --- per-frame recursive kinematics -------------------------------------------------------------

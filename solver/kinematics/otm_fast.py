@@ -1,0 +1,544 @@
+"""OTM fast mode: the same problem as the paper mode, solved in the model's minimal (tree) coordinates.
+
+Why it is the same problem: the tree joints parameterize the feasible set
+Φ(x) = 0 of the natural coordinates exactly (``natural``: ``x = from_q(q)``),
+and every tracked driving constraint is linear in ``x``, so
+``min ½ Σ w |S x - d|²  s.t.  Φ(x) = 0`` is ``min ½ Σ w |S x(q) - d|²`` over
+``q`` without constraints. Its Hessian is the paper's reduced Hessian seen
+from the tangent space; it is positive definite exactly when the markers
+determine every degree of freedom (appendix). ``||Φ||₂`` of a fast result
+is evaluated on ``from_q(q)``, so both modes are judged by one tolerance.
+
+Method: Newton's method with Levenberg–Marquardt damping (Nielsen's update)
+on the generalized-velocity increments ``δ`` of ``solver.model.body`` (root
+translation, body-frame rotation vectors of the root and ball joints, angle
+increments), applied by the exponential map. From the tree: a point ``p``
+on segment ``s`` moves by ``a_i × (p - o_i)`` per rotational DoF ``i`` of
+the chain from the root to ``s`` (world axis ``a_i`` through the joint
+centre ``o_i``) and by the unit vectors for the root translation, and its
+second derivative for DoFs ``j`` upstream of ``i`` is ``a_j × (a_i × (p -
+o_i))`` (symmetrized within a ball joint, whose three axes turn together).
+Gauss–Newton matrix, gradient and the residual-curvature term are summed
+marker by marker over these chains only (nv ≈ 30-40, dense Cholesky). Where
+the exact Hessian is not positive definite the step falls back to
+Gauss–Newton. A frame is accepted when the last step is no longer than the
+tolerance (max-norm, metres and radians): a stationary point, as in the
+paper mode.
+
+Missing markers have weight zero. A joint whose DoFs no present marker
+determines at the start point (zero pivot of the Gauss–Newton matrix,
+Cholesky in tree order, ``_undetermined``) would leave the problem singular
+(the appendix condition fails): it gets the prior
+``½ PRIOR_WEIGHT Σ_k |R_c e_k - R_p R_start e_k|²``, which keeps its
+relative rotation near the start point's (for a warm start: the previous
+frame's) and is linear in natural coordinates, so the paper mode minimizes
+the same objective. A frame in which even the root is undetermined has no
+data: it is skipped (not converged, the start pose kept).
+
+Starting points (``prepare_frame``, shared with the paper mode so that both
+solve the same sequence of problems): the previous frame's solution (warm
+start); the per-segment rigid fits (``solver.model.fit_segments``, Wahba's
+problem per segment) at the first frame, after a frame that was skipped or
+did not converge, and for the joints undetermined in the previous frame
+(their markers came back after a gap). What the fit lacks comes from the
+previous solution, else from ``default``.
+
+``solve_trial`` processes the whole trial in one numba call. Small vectors
+are handled by explicit loops: numpy's broadcasting machinery costs more
+compile time than these kernels themselves.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from ..kernels import cholesky_factor, cholesky_substitute, quat_to_matrix_into
+from ..model.body import BodyModel
+
+FREE, BALL, UNIVERSAL, HINGE, WELD = range(5)
+JOINT_CODES = {"free": FREE, "ball": BALL, "universal": UNIVERSAL, "hinge": HINGE, "weld": WELD}
+#: Weight of the relative-rotation prior on an undetermined joint (a marker has weight 1).
+PRIOR_WEIGHT = 1e-4
+#: A Gauss–Newton pivot below this fraction of the total marker weight is a DoF no marker determines.
+UNDETERMINED = 1e-8
+#: Initial Levenberg–Marquardt damping, relative to the Gauss–Newton diagonal, and where it gives up.
+INITIAL_DAMPING, MAX_DAMPING = 1e-6, 1e20
+
+#: Kernels only other kernels call: no Python wrappers (their boxing code for the model tuples would
+#: cost more compile time than the kernels) and no cache of their own (they are compiled into the
+#: cached entry points ``solve_trial``, ``prepare_frame`` and ``undetermined_joints``).
+_inner = njit(no_cpython_wrapper=True, no_cfunc_wrapper=True)
+
+
+class Tree(NamedTuple):
+    """A ``BodyModel`` flattened for the kernels. ``chain[s, :chain_length[s]]`` are the velocity
+    indices of every DoF that moves segment ``s``, root first; ``dof_segment[i]`` owns DoF ``i``."""
+
+    parent: np.ndarray
+    joint: np.ndarray
+    q_start: np.ndarray
+    q_size: np.ndarray
+    v_start: np.ndarray
+    n_dof: np.ndarray
+    offset: np.ndarray
+    axes: np.ndarray
+    chain: np.ndarray
+    chain_length: np.ndarray
+    dof_segment: np.ndarray
+    marker_segment: np.ndarray
+    marker_offset: np.ndarray
+    nq: int
+    nv: int
+
+
+def tree_of(model: BodyModel) -> Tree:
+    segments = model.segments
+    axes = np.zeros((len(segments), 2, 3))
+    chains: list[list[int]] = []
+    for k, s in enumerate(segments):
+        axes[k, :len(s.axes)] = s.axes
+        own = list(range(int(model.v_starts[k]), int(model.v_starts[k]) + s.nv))
+        chains.append((chains[s.parent] if k else []) + own)
+    chain = np.full((len(segments), max(len(c) for c in chains)), -1, dtype=np.int64)
+    for k, c in enumerate(chains):
+        chain[k, :len(c)] = c
+    offsets = [s.marker_offsets for s in segments if s.markers]
+    return Tree(
+        parent=np.array([s.parent for s in segments], dtype=np.int64),
+        joint=np.array([JOINT_CODES[s.joint] for s in segments], dtype=np.int64),
+        q_start=np.asarray(model.q_starts, dtype=np.int64),
+        q_size=np.array([s.nq for s in segments], dtype=np.int64),
+        v_start=np.asarray(model.v_starts, dtype=np.int64),
+        n_dof=np.array([s.nv for s in segments], dtype=np.int64),
+        offset=np.array([s.joint_offset for s in segments], dtype=float).reshape(-1, 3), axes=axes,
+        chain=chain, chain_length=np.array([len(c) for c in chains], dtype=np.int64),
+        dof_segment=np.array([k for k, s in enumerate(segments) for _ in range(s.nv)], dtype=np.int64),
+        marker_segment=np.array([k for k, s in enumerate(segments) for _ in s.markers], dtype=np.int64),
+        marker_offset=np.concatenate(offsets) if offsets else np.zeros((0, 3)),
+        nq=model.nq, nv=model.nv)
+
+
+class Work(NamedTuple):
+    """Scratch arrays of one evaluation point: poses, DoF axes, Gauss–Newton matrix ``gn``
+    (lower triangle), residual-curvature term ``second`` (lower triangle), gradient."""
+
+    rot: np.ndarray
+    pos: np.ndarray
+    axis: np.ndarray
+    pivot: np.ndarray
+    gn: np.ndarray
+    second: np.ndarray
+    gradient: np.ndarray
+    factor: np.ndarray
+    step: np.ndarray
+    columns: np.ndarray
+    local: np.ndarray
+    scratch: np.ndarray
+    scratch2: np.ndarray
+    point: np.ndarray
+    residual: np.ndarray
+    moved: np.ndarray
+    lever: np.ndarray
+    bend: np.ndarray
+
+
+@_inner
+def _workspace(tree):
+    """Scratch arrays for one evaluation point (allocate once per trial)."""
+    n_seg, nv = len(tree.parent), tree.nv
+    return Work(np.zeros((n_seg, 3, 3)), np.zeros((n_seg, 3)), np.zeros((nv, 3)), np.zeros((nv, 3)),
+                np.zeros((nv, nv)), np.zeros((nv, nv)), np.zeros(nv), np.zeros((nv, nv)), np.zeros(nv),
+                np.zeros((tree.chain.shape[1], 3)), np.zeros((3, 3)), np.zeros((3, 3)), np.zeros((3, 3)),
+                np.zeros(3), np.zeros(3), np.zeros(3), np.zeros(3), np.zeros(3))
+
+
+# --- small rotations and vectors ---------------------------------------------------------------------------
+@_inner
+def _axis_matrix(axis, angle, out):
+    s = np.sin(0.5 * angle)
+    quat_to_matrix_into((np.cos(0.5 * angle), s * axis[0], s * axis[1], s * axis[2]), out)
+
+
+@_inner
+def _dot(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@_inner
+def _cross(a, b, out):
+    out[0] = a[1] * b[2] - a[2] * b[1]
+    out[1] = a[2] * b[0] - a[0] * b[2]
+    out[2] = a[0] * b[1] - a[1] * b[0]
+
+
+@_inner
+def _rotate(r, x, out):
+    """out = r x (3x3 times a 3-vector); ``out`` is not ``x``."""
+    for i in range(3):
+        out[i] = r[i, 0] * x[0] + r[i, 1] * x[1] + r[i, 2] * x[2]
+
+
+@_inner
+def _compose(a, b, out):
+    """out = a b (3x3); ``out`` is neither ``a`` nor ``b``."""
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = a[i, 0] * b[0, j] + a[i, 1] * b[1, j] + a[i, 2] * b[2, j]
+
+
+@_inner
+def _copy(source, out):
+    for i in range(len(source)):
+        out[i] = source[i]
+
+
+# --- kinematics ------------------------------------------------------------------------------------------
+@_inner
+def _joint_rotation(tree, s, q, out, scratch, scratch2):
+    """Rotation of segment ``s`` relative to its parent (the root: to the world)."""
+    j, i = tree.joint[s], tree.q_start[s]
+    if j == FREE:
+        quat_to_matrix_into(q[i + 3:i + 7], out)
+    elif j == BALL:
+        quat_to_matrix_into(q[i:i + 4], out)
+    elif j == HINGE:
+        _axis_matrix(tree.axes[s, 0], q[i], out)
+    elif j == UNIVERSAL:
+        _axis_matrix(tree.axes[s, 0], q[i], scratch)
+        _axis_matrix(tree.axes[s, 1], q[i + 1], scratch2)
+        _compose(scratch, scratch2, out)
+    else:
+        quat_to_matrix_into((1.0, 0.0, 0.0, 0.0), out)
+
+
+@_inner
+def _kinematics(tree, q, work):
+    """World rotation and origin of every segment, and world axis and pivot of every DoF."""
+    rot, pos, axis, pivot = work.rot, work.pos, work.axis, work.pivot
+    for s in range(len(tree.parent)):
+        p, v, j = tree.parent[s], tree.v_start[s], tree.joint[s]
+        if p < 0:
+            _joint_rotation(tree, s, q, rot[s], work.scratch, work.scratch2)
+            for k in range(3):
+                pos[s, k] = q[k]
+        else:
+            _joint_rotation(tree, s, q, work.local, work.scratch, work.scratch2)
+            _compose(rot[p], work.local, rot[s])
+            _rotate(rot[p], tree.offset[s], pos[s])
+            for k in range(3):
+                pos[s, k] += pos[p, k]
+        first_rotation = 0
+        if j == FREE:
+            first_rotation = 3
+            for k in range(3):
+                for c in range(3):
+                    axis[v + k, c] = 1.0 if c == k else 0.0
+        if j == FREE or j == BALL:
+            for k in range(3):
+                for c in range(3):
+                    axis[v + first_rotation + k, c] = rot[s, c, k]
+        elif j == HINGE:
+            _rotate(rot[p], tree.axes[s, 0], axis[v])
+        elif j == UNIVERSAL:
+            _rotate(rot[p], tree.axes[s, 0], axis[v])
+            _axis_matrix(tree.axes[s, 0], q[tree.q_start[s]], work.scratch)
+            _compose(rot[p], work.scratch, work.scratch2)
+            _rotate(work.scratch2, tree.axes[s, 1], axis[v + 1])
+        for k in range(v + first_rotation, v + tree.n_dof[s]):
+            for c in range(3):
+                pivot[k, c] = pos[s, c]
+
+
+# --- the Newton system -------------------------------------------------------------------------------------
+@_inner
+def _accumulate(tree, s, point, residual, weight, vector, work):
+    """Add one weighted 3-vector residual to the gradient, ``gn`` and ``second`` (lower triangles).
+
+    ``vector`` False: ``point`` on segment ``s`` (Jacobian column a × (p - o); root translation: the
+    unit axes). ``vector`` True: the prior residual ``R_s e_k - R_parent t_k`` with ``point = R_s e_k``:
+    the DoFs of joint ``s`` turn ``point`` only, the ancestors' turn the whole residual.
+    Second derivative for DoF ``j`` upstream of ``i``: ``a_j × column_i`` (zero for translations),
+    symmetrized between two axes of one ball or root joint.
+    """
+    columns, axis, lever, bend = work.columns, work.axis, work.lever, work.bend
+    n = tree.chain_length[s]
+    first_own = tree.v_start[s]
+    for a in range(n):
+        i = tree.chain[s, a]
+        if i < 3:
+            for c in range(3):
+                columns[a, c] = 0.0 if vector else axis[i, c]
+            continue
+        if vector:
+            _cross(axis[i], point if i >= first_own else residual, columns[a])
+        else:
+            for c in range(3):
+                lever[c] = point[c] - work.pivot[i, c]
+            _cross(axis[i], lever, columns[a])
+    for a in range(n):
+        i = tree.chain[s, a]
+        work.gradient[i] += weight * _dot(columns[a], residual)
+        for b in range(a + 1):
+            j = tree.chain[s, b]
+            work.gn[i, j] += weight * _dot(columns[a], columns[b])
+            if j < 3:
+                continue
+            _cross(axis[j], columns[a], bend)
+            curvature = _dot(residual, bend)
+            segment = tree.dof_segment[i]
+            if i != j and segment == tree.dof_segment[j] and tree.joint[segment] != UNIVERSAL:
+                _cross(axis[i], columns[b], bend)
+                curvature = 0.5 * (curvature + _dot(residual, bend))
+            work.second[i, j] += weight * curvature
+
+
+@_inner
+def _evaluate(tree, q, measured, weights, prior, target, work):
+    """Kinematics, then gradient, ``gn`` and ``second`` of markers and priors at ``q`` (into ``work``).
+
+    Returns the marker objective ½ Σ w |p - d|² and the prior part."""
+    _kinematics(tree, q, work)
+    rot, pos, point, residual = work.rot, work.pos, work.point, work.residual
+    for i in range(tree.nv):
+        work.gradient[i] = 0.0
+        for j in range(i + 1):
+            work.gn[i, j] = 0.0
+            work.second[i, j] = 0.0
+    markers = 0.0
+    for m in range(len(tree.marker_segment)):
+        if weights[m] <= 0.0:
+            continue
+        s = tree.marker_segment[m]
+        _rotate(rot[s], tree.marker_offset[m], point)
+        for c in range(3):
+            point[c] += pos[s, c]
+            residual[c] = point[c] - measured[m, c]
+        markers += 0.5 * weights[m] * _dot(residual, residual)
+        _accumulate(tree, s, point, residual, weights[m], False, work)
+    priors = 0.0
+    for s in range(1, len(tree.parent)):
+        if not prior[s]:
+            continue
+        for k in range(3):
+            _rotate(rot[tree.parent[s]], target[s, :, k], work.moved)
+            for c in range(3):
+                point[c] = rot[s, c, k]
+                residual[c] = point[c] - work.moved[c]
+            priors += 0.5 * PRIOR_WEIGHT * _dot(residual, residual)
+            _accumulate(tree, s, point, residual, PRIOR_WEIGHT, True, work)
+    return markers, priors
+
+
+@_inner
+def _cholesky_solve(work, with_second, damping):
+    """Solve (gn [+ second] + damping·diag(gn)) step = -gradient; False if not positive definite."""
+    gn, second, factor, step = work.gn, work.second, work.factor, work.step
+    n = len(step)
+    largest = 0.0
+    for i in range(n):
+        largest = max(largest, gn[i, i])
+    for i in range(n):  # the damped matrix's lower triangle, factored in place
+        for j in range(i + 1):
+            factor[i, j] = gn[i, j] + (second[i, j] if with_second else 0.0)
+        factor[i, i] += damping * max(gn[i, i], 1e-9 * largest)
+    if not cholesky_factor(factor, factor):
+        return False
+    for i in range(n):
+        step[i] = -work.gradient[i]
+    cholesky_substitute(factor, step, step)
+    return True
+
+
+@_inner
+def _quat_times_exp(q, i, rx, ry, rz):
+    """q[i:i+4] ← q ⊗ exp(r/2) (a body-frame rotation vector r), renormalized."""
+    angle = np.sqrt(rx * rx + ry * ry + rz * rz)
+    s = 0.5 if angle < 1e-12 else np.sin(0.5 * angle) / angle
+    b0, b1, b2, b3 = np.cos(0.5 * angle), s * rx, s * ry, s * rz
+    a0, a1, a2, a3 = q[i], q[i + 1], q[i + 2], q[i + 3]
+    w = a0 * b0 - a1 * b1 - a2 * b2 - a3 * b3
+    x = a0 * b1 + a1 * b0 + a2 * b3 - a3 * b2
+    y = a0 * b2 - a1 * b3 + a2 * b0 + a3 * b1
+    z = a0 * b3 + a1 * b2 - a2 * b1 + a3 * b0
+    norm = np.sqrt(w * w + x * x + y * y + z * z)
+    q[i], q[i + 1], q[i + 2], q[i + 3] = w / norm, x / norm, y / norm, z / norm
+
+
+@_inner
+def _retract(tree, q, step, out):
+    """``out = q ⊕ step``: translations and angles add, quaternions turn by the exponential map."""
+    _copy(q, out)
+    for s in range(len(tree.parent)):
+        j, i, v = tree.joint[s], tree.q_start[s], tree.v_start[s]
+        if j == FREE:
+            for k in range(3):
+                out[i + k] += step[v + k]
+            _quat_times_exp(out, i + 3, step[v + 3], step[v + 4], step[v + 5])
+        elif j == BALL:
+            _quat_times_exp(out, i, step[v], step[v + 1], step[v + 2])
+        else:
+            for k in range(tree.n_dof[s]):
+                out[i + k] += step[v + k]
+
+
+# --- one frame -------------------------------------------------------------------------------------------
+@_inner
+def _free_dofs(tree, weights, work, out):
+    """Flag in ``out`` the joints whose DoFs the markers leave free, from ``work.gn`` (markers only).
+
+    Cholesky of the Gauss–Newton matrix in tree order: a pivot at most ``UNDETERMINED`` times the
+    total marker weight is a free DoF, charged to the joint that owns it. True (and ``out[0]``) if
+    the root has one: the frame has no data."""
+    total_weight = 0.0
+    for m in range(len(weights)):
+        total_weight += weights[m]
+    threshold = UNDETERMINED * total_weight
+    factor, gn = work.factor, work.gn
+    for s in range(len(out)):
+        out[s] = False
+    for i in range(tree.nv):
+        for j in range(i + 1):
+            total = gn[i, j]
+            for k in range(j):
+                total -= factor[i, k] * factor[j, k]
+            if i != j:
+                factor[i, j] = total / factor[j, j]
+            elif total > threshold:
+                factor[i, i] = np.sqrt(total)
+            else:  # a free DoF: eliminated, no coupling to the later ones
+                out[tree.dof_segment[i]] = True
+                for k in range(i):
+                    factor[i, k] = 0.0
+                factor[i, i] = 1.0
+    out[0] = out[0] or total_weight <= 0.0
+    return out[0]
+
+
+@njit(cache=True)
+def undetermined_joints(tree, q, measured, weights, out):
+    """``_free_dofs`` at ``q``: the joints that get the prior in this frame; True if the frame has no data."""
+    work = _workspace(tree)
+    no_prior = np.zeros(len(tree.parent), dtype=np.bool_)
+    _evaluate(tree, q, measured, weights, no_prior, np.zeros((len(tree.parent), 3, 3)), work)
+    return _free_dofs(tree, weights, work, out)
+
+
+@njit(cache=True)
+def prepare_frame(tree, previous, previous_ok, previous_undetermined, fit, default, start, target):
+    """Start point of one frame (module docstring) into ``start`` (nq), and every joint's relative
+    rotation there into ``target`` (S, 3, 3): the prior targets."""
+    _prepare_frame(tree, previous, previous_ok, previous_undetermined, fit, default, start, target)
+
+
+@_inner
+def _prepare_frame(tree, previous, previous_ok, previous_undetermined, fit, default, start, target):
+    _copy(default if np.isnan(previous[0]) else previous, start)
+    for s in range(len(tree.parent)):
+        i, n = tree.q_start[s], tree.q_size[s]
+        if n == 0 or (previous_ok and not previous_undetermined[s]):
+            continue
+        usable = True
+        for k in range(i, i + n):
+            usable = usable and not np.isnan(fit[k])
+        if usable:
+            for k in range(i, i + n):
+                start[k] = fit[k]
+    scratch, scratch2 = np.empty((3, 3)), np.empty((3, 3))
+    for s in range(len(tree.parent)):
+        _joint_rotation(tree, s, start, target[s], scratch, scratch2)
+
+
+@_inner
+def _solve_frame(tree, start, measured, weights, target, tolerance, max_iterations, q, undetermined, current,
+                 candidate, trial):
+    """Damped Newton from ``start`` into ``q`` (module docstring).
+
+    First finds the joints the markers leave free at ``start`` (into ``undetermined``; they get the
+    prior; a frame without data keeps ``start``). Returns (steps, converged, marker objective).
+    ``current`` and ``candidate`` are two workspaces (the accepted point's system and the trial's);
+    ``trial`` (nq) holds the trial coordinates."""
+    _copy(start, trial)
+    for s in range(len(undetermined)):
+        undetermined[s] = False
+    damping, growth = INITIAL_DAMPING, 2.0
+    markers = priors = predicted = 0.0
+    steps, checked, first, small, newton = 0, False, True, False, True
+    while True:
+        trial_markers, trial_priors = _evaluate(tree, trial, measured, weights, undetermined, target, candidate)
+        if not checked:
+            checked = True
+            if _free_dofs(tree, weights, candidate, undetermined):
+                _copy(start, q)
+                return 0, False, np.nan
+            if undetermined.any():
+                continue  # evaluate the start again, with the priors
+        gain = (markers + priors - trial_markers - trial_priors) / predicted if predicted > 0 else -1.0
+        if first or gain > 0 or small:
+            _copy(candidate.gradient, current.gradient)
+            _copy(candidate.gn.ravel(), current.gn.ravel())
+            _copy(candidate.second.ravel(), current.second.ravel())
+            _copy(trial, q)
+            markers, priors = trial_markers, trial_priors
+            if small:
+                return steps, True, markers
+            if not first:
+                damping *= max(1.0 / 3.0, 1.0 - (2.0 * gain - 1.0) ** 3)
+                growth = 2.0
+            first, newton = False, True
+        elif newton:  # a rejected Newton step: try Gauss–Newton at the same damping
+            newton = False
+        else:
+            damping *= growth
+            growth *= 2.0
+        newton = newton and _cholesky_solve(current, True, damping)
+        while not newton and not _cholesky_solve(current, False, damping):
+            damping *= 10.0
+            if damping > MAX_DAMPING:  # only non-finite data get here
+                return steps, False, markers
+        steps += 1
+        step = current.step
+        predicted = 0.0  # -(gᵀδ + ½ δᵀ M δ) with M's lower triangle
+        largest = 0.0
+        for i in range(tree.nv):
+            curvature = current.gn[i, i] + (current.second[i, i] if newton else 0.0)
+            predicted -= current.gradient[i] * step[i] + 0.5 * curvature * step[i] * step[i]
+            for j in range(i):
+                predicted -= (current.gn[i, j] + (current.second[i, j] if newton else 0.0)) * step[i] * step[j]
+            largest = max(largest, abs(step[i]))
+        small = largest <= tolerance
+        if steps > max_iterations:
+            return max_iterations, False, markers
+        _retract(tree, q, step, trial)
+
+
+@njit(cache=True)
+def solve_trial(tree, measured, weights, fit, default, tolerance, max_iterations, previous, previous_ok,
+                previous_undetermined):
+    """Every frame in order, warm-started (module docstring). The state before the first frame is
+    ``previous`` (nq, NaN for none), ``previous_ok`` and ``previous_undetermined`` (S), so a long
+    trial can be solved in chunks.
+
+    Returns q (T, nq), steps (T,), converged (T,), marker objective (T,), undetermined joints (T, S);
+    ``undetermined[t, 0]`` marks a frame without data."""
+    n_frames, n_seg = measured.shape[0], len(tree.parent)
+    q = np.empty((n_frames, tree.nq))
+    steps = np.zeros(n_frames, dtype=np.int64)
+    converged = np.zeros(n_frames, dtype=np.bool_)
+    objective = np.full(n_frames, np.nan)
+    undetermined = np.zeros((n_frames, n_seg), dtype=np.bool_)
+    previous, previous_undetermined = previous.copy(), previous_undetermined.copy()
+    start, trial = np.empty(tree.nq), np.empty(tree.nq)
+    target = np.empty((n_seg, 3, 3))
+    current, candidate = _workspace(tree), _workspace(tree)
+    for t in range(n_frames):
+        _prepare_frame(tree, previous, previous_ok, previous_undetermined, fit[t], default, start, target)
+        steps[t], converged[t], objective[t] = _solve_frame(
+            tree, start, measured[t], weights[t], target, tolerance, max_iterations, q[t], undetermined[t], current,
+            candidate, trial)
+        _copy(q[t], previous)
+        _copy(undetermined[t], previous_undetermined)
+        previous_ok = converged[t]
+    return q, steps, converged, objective, undetermined
