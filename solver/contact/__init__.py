@@ -1,1 +1,24 @@
-"""Ground contact forces estimated from motion alone (Brubaker, Sigal & Fleet 2009)."""
+"""Ground contact forces estimated from motion alone (Brubaker, Sigal & Fleet 2009).
+
+- ``model``: the contact model (eqs. 4-7) and its units, surfaces (a plane, a step or box: convex solids of
+  planes), contact points on the body.
+- ``estimate``: ``estimate_contact`` fits surfaces and springs by minimising the root forces (eq. 10,
+  L-BFGS-B with the analytic gradient of ``gradient``) -> ``Contact``.
+- ``compare``: estimated vs force-plate GRF (``compare_with_plates``, ``plot_grf_comparison``).
+- ``simulate``: a body model landing and standing on known surfaces (``simulate_contact``): ground truth.
+- ``ball``: the paper's bouncing ball (§3), simulated and estimated.
+"""
+
+from .ball import BallEstimate, BallTrajectory, estimate_ball, simulate_ball
+from .compare import ContactEvent, PlateComparison, compare_with_plates, plot_grf_comparison
+from .estimate import Bounds, Contact, Optimisation, Start, estimate_contact
+from .model import ContactConstants, Material, Plane, Surface, contact_forces, point_motion, resting_distance, \
+    segment_wrenches
+from .simulate import ContactSimulation, PoseController, simulate_contact
+
+__all__ = [
+    "BallEstimate", "BallTrajectory", "Bounds", "Contact", "ContactConstants", "ContactEvent", "ContactSimulation",
+    "Material", "Optimisation", "Plane", "PlateComparison", "PoseController", "Start", "Surface",
+    "compare_with_plates", "contact_forces", "estimate_ball", "estimate_contact", "plot_grf_comparison",
+    "point_motion", "resting_distance", "segment_wrenches", "simulate_ball", "simulate_contact",
+]

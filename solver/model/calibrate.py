@@ -41,7 +41,7 @@ from ..errors import ModelError
 from ..io.plates import quiet_standing_weight
 from ..io.trial import Trial
 from .body import BodyModel, Segment
-from .contact_points import ContactConfig, with_contact_points
+from .contact_points import ContactConfig, level_soles, with_contact_points
 from .fit import fit_segments, marker_indices
 from .frames import project_joint, triad
 from .inertia import DE_LEVA, check_inertia, combine, endpoint, part_inertia, table_rows
@@ -494,6 +494,8 @@ def calibrate(trial: Trial, template: str = "full15", mass: float | None = None,
     if static is not None:
         _compare_lengths(lengths, movement_lengths, length_tolerance)
     model = build_model(tmpl, geo, joints, body_mass, mass_source, sex, table, contact, {"markerset": mset.name})
+    if static is not None:
+        model = level_soles(model, static)
     fit = fit_segments(model, trial.labels, trial.markers)
     segment_residuals, marker_residuals = _residuals(model, fit)
     t0, q0, rms0, pose_warnings = _initial_pose(model, fit, trial)

@@ -13,6 +13,12 @@ for the feet, which have four contact points on the bottom." Here:
   heel points at the heel marker, toe points at the toe marker, half-widths
   ``heel_width`` and ``toe_width`` of the heel-toe distance (typical adult
   breadths: heel about 27 %, forefoot about 40 % of the heel-to-toe-marker length).
+
+With a static standing trial, ``level_soles`` then moves each sole point so
+that in the standing pose it lies on the floor: shoes, marker heights and a
+foot frame tilted by its heel and toe markers otherwise leave the sole a few
+centimetres above the ground and tilted, which the contact model reads as a
+raised, sloping floor.
 """
 
 from __future__ import annotations
@@ -21,7 +27,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ..io.trial import Trial
 from .body import BodyModel
+from .fit import fit_segments
 
 
 @dataclass(frozen=True)
@@ -77,4 +85,36 @@ def with_contact_points(model: BodyModel, config: ContactConfig | None = None) -
             radius = config.ring_scale * np.sqrt(axis @ s.inertia @ axis / s.mass)
             points = ring(s.tip, radius, config.ring_points)
         segments.append(replace(s, contact_points=points))
+    return replace(model, segments=tuple(segments))
+
+
+def floor_height(trial: Trial) -> float:
+    """Height of the floor under a standing subject [m]: the median loaded centre of pressure, else z = 0."""
+    if trial.plate_samples is not None:
+        cop_z = trial.plate_samples.cop[..., 2]
+        if np.isfinite(cop_z).any():
+            return float(np.nanmedian(cop_z))
+    return 0.0
+
+
+def level_soles(model: BodyModel, static: Trial) -> BodyModel:
+    """Sole points moved (in their foot frames) onto the floor in the static trial's standing pose.
+
+    Each foot is fitted to its markers in every frame of ``static`` where the
+    whole model fits; a sole point keeps its horizontal place under the foot and
+    gets the floor's height; the point in the foot frame is the median over frames.
+    """
+    feet = [k for k, s in enumerate(model.segments) if s.name in model.metadata.get("feet", {})]
+    fit = fit_segments(model, static.labels, static.markers)
+    if not feet or not fit.valid.any():
+        return model
+    rotations, origins = model.forward_kinematics(fit.q[fit.valid])
+    floor = floor_height(static)
+    segments = list(model.segments)
+    for k in feet:
+        seg = segments[k]
+        world = origins[:, k, None] + np.einsum("tij,pj->tpi", rotations[:, k], seg.contact_points)
+        world[..., 2] = floor
+        local = np.einsum("tji,tpj->tpi", rotations[:, k], world - origins[:, k, None])
+        segments[k] = replace(seg, contact_points=np.median(local, axis=0))
     return replace(model, segments=tuple(segments))
