@@ -1,8 +1,8 @@
 """The Blender half: operators, sidebar, keying and visuals. It converts solver results to Blender data and back."""
 
-from . import body_model, importer, panels, properties
+from . import importer, panels, properties, steps
 
-_MODULES = (properties, importer, body_model, panels)
+_MODULES = (properties, importer, steps, panels)
 
 
 def register():

@@ -27,6 +27,7 @@ from .keying import key_channels, vector_channels
 from .materials import material
 
 RIG_PROP = "mocap_dynamics_rig"
+BODY_PROP = "mocap_dynamics_body"
 MIN_BONE_LENGTH = 0.01  # m; Blender deletes zero-length bones
 BODY_DENSITY = 1000.0  # kg/m³, for the body mesh's segment radii (a look, not physics)
 
@@ -121,21 +122,23 @@ def build_armature(context: bpy.types.Context, model: BodyModel, collection: bpy
 
 
 def _attach_body(model: BodyModel, arm_ob, collection, rest_rot, heads) -> None:
-    """(Re)create the body mesh, rigidly skinned to the bones through an Armature modifier."""
-    body = next((ob for ob in collection.all_objects if ob.type == "MESH" and ob.parent == arm_ob), None)
-    mesh = _body_mesh(model, rest_rot, heads)
-    if body is None:
-        body = bpy.data.objects.new(f"{arm_ob.name} body", mesh)
-        body.parent = arm_ob
-        collection.objects.link(body)
-        body.modifiers.new("Armature", "ARMATURE").object = arm_ob
-    else:
-        old = body.data
-        body.data = mesh
-        bpy.data.meshes.remove(old)
-    body.vertex_groups.clear()
+    """(Re)create the body mesh, rigidly skinned to the bones through an Armature modifier.
+
+    The mesh's deform weights refer to vertex groups by index (segment order), so
+    a rebuild replaces the whole object rather than editing its groups.
+    """
+    old = next((ob for ob in collection.all_objects if ob.get(BODY_PROP) and ob.parent == arm_ob), None)
+    if old is not None:
+        mesh = old.data
+        bpy.data.objects.remove(old)
+        bpy.data.meshes.remove(mesh)
+    body = bpy.data.objects.new(f"{arm_ob.name} body", _body_mesh(model, rest_rot, heads))
+    body[BODY_PROP] = True
+    body.parent = arm_ob
+    collection.objects.link(body)
     for seg in model.segments:
         body.vertex_groups.new(name=seg.name)
+    body.modifiers.new("Armature", "ARMATURE").object = arm_ob
 
 
 def bone_axes(arm_ob: bpy.types.Object, model: BodyModel) -> np.ndarray:

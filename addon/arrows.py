@@ -17,7 +17,7 @@ import numpy as np
 
 from ..solver.rotations import quat_continuity, quat_z_to
 from .keying import Channel, key_channels, vector_channels
-from .materials import material
+from .meshes import shared_mesh
 
 FORCE_SCALE_PROP = "mocap_force_scale"
 DEFAULT_FORCE_SCALE = 0.001  # m per N: body weight of a 70 kg subject is a 0.69 m arrow
@@ -25,26 +25,12 @@ HEAD_LENGTH = 0.06  # m
 SHAFT_RADIUS = 0.008  # m
 
 
-def _mesh(name: str, kind: str, build) -> bpy.types.Mesh:
-    """A shared mesh per part and colour kind (created once per file)."""
-    name = f"{name} {kind}"
-    mesh = bpy.data.meshes.get(name)
-    if mesh is None:
-        mesh = bpy.data.meshes.new(name)
-        bm = bmesh.new()
-        build(bm)
-        bm.to_mesh(mesh)
-        bm.free()
-        mesh.materials.append(material(kind))
-    return mesh
-
-
 def _shaft_mesh(kind: str) -> bpy.types.Mesh:
     """Unit-length cylinder from z = 0 to z = 1 (scaled along Z to the force)."""
     def build(bm):
         bmesh.ops.create_cone(bm, cap_ends=True, segments=12, radius1=SHAFT_RADIUS, radius2=SHAFT_RADIUS, depth=1.0)
         bmesh.ops.translate(bm, verts=bm.verts, vec=(0.0, 0.0, 0.5))
-    return _mesh("MocapDynamics arrow shaft", kind, build)
+    return shared_mesh("MocapDynamics arrow shaft", kind, build)
 
 
 def _head_mesh(kind: str) -> bpy.types.Mesh:
@@ -53,7 +39,7 @@ def _head_mesh(kind: str) -> bpy.types.Mesh:
         bmesh.ops.create_cone(bm, cap_ends=True, segments=12, radius1=2.5 * SHAFT_RADIUS, radius2=0.0,
                               depth=HEAD_LENGTH)
         bmesh.ops.translate(bm, verts=bm.verts, vec=(0.0, 0.0, 0.5 * HEAD_LENGTH))
-    return _mesh("MocapDynamics arrow head", kind, build)
+    return shared_mesh("MocapDynamics arrow head", kind, build)
 
 
 def _drive(target: bpy.types.Object, data_path: str, index: int, root: bpy.types.Object, scene: bpy.types.Scene,

@@ -92,6 +92,7 @@ def key_channels(id_data: bpy.types.ID, channels: list[Channel], action_name: st
         points.foreach_set("interpolation", np.full(n, _INTERPOLATION[ch.interpolation], dtype=np.int32))
         if ch.interpolation == "BEZIER":  # keys arrive sorted; only Bezier curves need their handles computed
             fc.update()
+    id_data.update_tag(refresh={"TIME"})  # new curves on an evaluated action: rebuild its animation relations
 
 
 def vector_channels(data_path: str, frames: np.ndarray, values: np.ndarray, **kwargs) -> list[Channel]:

@@ -9,7 +9,10 @@ from __future__ import annotations
 import bpy
 
 from .arrows import FORCE_SCALE_PROP
-from .body_model import MOCAP_DYNAMICS_OT_build_armature, active_trial
+from .dynamics_visuals import TORQUE_SCALE_PROP
+from .steps import (MOCAP_DYNAMICS_OT_build_armature, MOCAP_DYNAMICS_OT_estimate_contact,
+                    MOCAP_DYNAMICS_OT_export_results, MOCAP_DYNAMICS_OT_inverse_dynamics, MOCAP_DYNAMICS_OT_reconstruct,
+                    active_trial)
 from .importer import MOCAP_DYNAMICS_OT_import_markers
 from .trial_scene import trial_metadata
 
@@ -88,6 +91,69 @@ class MOCAP_DYNAMICS_PT_body_model(_SubStep, bpy.types.Panel):
             box.label(text=line, icon="ERROR")
 
 
+class MOCAP_DYNAMICS_PT_reconstruct(_SubStep, bpy.types.Panel):
+    bl_label = "3. Reconstruct"
+
+    def draw(self, context):
+        layout = self.layout
+        layout.operator(MOCAP_DYNAMICS_OT_reconstruct.bl_idname, icon="POSE_HLT")
+        rec = (active_trial(context)[1] or {}).get("reconstruction")
+        if rec is None:
+            layout.label(text="Fit the armature to the markers, joints exact (OTM).")
+            return
+        box = layout.box().column(align=True)
+        complete = rec["frames_converged"] == rec["frames"] - rec["frames_without_data"]
+        box.label(text=f"{rec['frames_converged']}/{rec['frames']} frames converged",
+                  icon="CHECKMARK" if complete else "ERROR")
+        box.label(text=f"Marker RMS {1000 * rec['marker_rms_m']:.1f} mm, "
+                       f"{1000 * rec['seconds_per_frame']:.2f} ms per frame")
+        box.label(text="Worst markers (median error):")
+        for label, error in rec["worst_markers_median_m"].items():
+            box.label(text=f"  {label}: {1000 * error:.1f} mm")
+
+
+class MOCAP_DYNAMICS_PT_dynamics(_SubStep, bpy.types.Panel):
+    bl_label = "4. Dynamics"
+
+    def draw(self, context):
+        layout = self.layout
+        layout.operator(MOCAP_DYNAMICS_OT_inverse_dynamics.bl_idname, icon="FORCE_FORCE")
+        dyn = (active_trial(context)[1] or {}).get("dynamics")
+        if dyn is None:
+            layout.label(text="Joint torques and root residual forces (needs a reconstruction).")
+            return
+        box = layout.box().column(align=True)
+        without = dyn["without_external_forces"]
+        box.label(text=f"Root residual without contact: {without['root_force_mean_percent_bw']:.0f} % BW")
+        if "with_measured_plates" in dyn:
+            box.label(text=f"With measured plates: {dyn['with_measured_plates']['root_force_mean_percent_bw']:.0f} % BW")
+        box.label(text=f"Disks show torques with {dyn['torques_with']}")
+        peaks = sorted(dyn["peak_joint_torque_nm"].items(), key=lambda kv: -kv[1])[:4]
+        for name, peak in peaks:
+            box.label(text=f"  peak {name}: {peak:.0f} N·m")
+
+
+class MOCAP_DYNAMICS_PT_contact(_SubStep, bpy.types.Panel):
+    bl_label = "5. Contact"
+
+    def draw(self, context):
+        layout = self.layout
+        layout.operator(MOCAP_DYNAMICS_OT_estimate_contact.bl_idname, icon="MOD_PHYSICS")
+        contact = (active_trial(context)[1] or {}).get("contact")
+        if contact is None:
+            layout.label(text="Ground forces, plane, stiffness from the motion alone.")
+            return
+        box = layout.box().column(align=True)
+        box.label(text=f"Root force explained: {100 * contact['explained_force']:.0f} %")
+        box.label(text=f"Plane: {100 * contact['plane_height_m']:.1f} cm high, tilted {contact['plane_angle_deg']:.2f}°")
+        box.label(text=f"Resting height {100 * contact['resting_height_m']:.1f} cm; stiffness {contact['stiffness']:.1f}, "
+                       f"damping {contact['normal_damping']:.1f} / {contact['tangential_damping']:.1f}")
+        plates = contact.get("plates")
+        if plates:
+            box.label(text=f"Vertical GRF vs plates: RMSE {plates['rmse_vertical_bw_percent']:.1f} % BW, "
+                           f"r = {plates['correlation_vertical']:.2f}")
+
+
 def _planned(label: str, what: str):
     """A disabled step with one line saying what it will do."""
 
@@ -105,22 +171,33 @@ class MOCAP_DYNAMICS_PT_visuals(_SubStep, bpy.types.Panel):
 
     def draw(self, context):
         scene = context.scene
-        if FORCE_SCALE_PROP in scene:
-            self.layout.prop(scene, f'["{FORCE_SCALE_PROP}"]', text="Force Arrow Scale (m/N)")
-        else:
-            self.layout.label(text="Force arrows appear with force plates or estimated contact.")
+        shown = False
+        for prop, text in ((FORCE_SCALE_PROP, "Force Arrow Scale (m/N)"), (TORQUE_SCALE_PROP, "Torque Disk Scale (m/N·m)")):
+            if prop in scene:
+                self.layout.prop(scene, f'["{prop}"]', text=text)
+                shown = True
+        if not shown:
+            self.layout.label(text="Arrows and disks appear with force plates or dynamics.")
+
+
+class MOCAP_DYNAMICS_PT_export(_SubStep, bpy.types.Panel):
+    bl_label = "8. Export"
+
+    def draw(self, context):
+        self.layout.operator(MOCAP_DYNAMICS_OT_export_results.bl_idname, icon="EXPORT")
+        self.layout.label(text="Angles (.mot), torques and residuals (.sto), CSV, plots.")
 
 
 CLASSES = (
     MOCAP_DYNAMICS_PT_main,
     MOCAP_DYNAMICS_PT_import,
     MOCAP_DYNAMICS_PT_body_model,
-    _planned("3. Reconstruct", "Will reconstruct the motion with the Optimal Tracking Method."),
-    _planned("4. Dynamics", "Will compute joint torques and residual root forces."),
-    _planned("5. Contact", "Will estimate ground contact forces from the motion alone."),
+    MOCAP_DYNAMICS_PT_reconstruct,
+    MOCAP_DYNAMICS_PT_dynamics,
+    MOCAP_DYNAMICS_PT_contact,
     _planned("6. Zero Gravity", "Will simulate the motion free-floating, in orbit."),
     MOCAP_DYNAMICS_PT_visuals,
-    _planned("8. Export", "Will export torques, forces and angles as OpenSim .sto and CSV."),
+    MOCAP_DYNAMICS_PT_export,
 )
 
 

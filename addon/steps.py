@@ -1,17 +1,23 @@
-"""Sidebar step 2: calibrate the subject's body model and build its armature."""
+"""Sidebar steps after import: body model, reconstruction, dynamics, export.
+
+Each step re-runs the one pipeline function on the active trial's source file
+with the options stored on its collection (plus the step's own), up to its
+stage, and extends the trial's collection with what it produced.
+"""
 
 from __future__ import annotations
 
 import bpy
-from bpy.props import EnumProperty, FloatProperty, StringProperty
+from bpy.props import BoolProperty, EnumProperty, FloatProperty, StringProperty
 
 from ..solver.errors import MocapError
 from ..solver.io import ImportOptions
 from ..solver.model import TEMPLATES
 from ..solver.pipeline import PipelineOptions
+from ..solver.results import write_results
 from .process import process_trial
 from .progress import ProgressReporter
-from .trial_scene import trial_metadata
+from .trial_scene import SceneOptions, trial_metadata
 
 
 def active_trial(context: bpy.types.Context):
@@ -24,19 +30,46 @@ def stored_options(meta: dict, **changes) -> PipelineOptions:
     """The pipeline options a trial was imported with (as stored on its collection), with ``changes``."""
     stored = meta.get("options", {})
     imp = ImportOptions(**stored.get("import_options", {}))
-    keep = {k: stored[k] for k in ("grf", "template", "mass", "static", "markerset", "sex") if k in stored}
+    keep = {k: stored[k] for k in ("grf", "template", "mass", "static", "markerset", "sex", "method", "otm_mode",
+                                   "tolerance", "cutoff") if k in stored}
     return PipelineOptions(import_options=imp, **{**keep, **changes})
+
+
+def run_step(operator: bpy.types.Operator, context: bpy.types.Context, until: str,
+             scene_options: SceneOptions = SceneOptions(), **changes):
+    """Run the pipeline on the active trial up to ``until``; report errors and warnings on ``operator``."""
+    collection, meta = active_trial(context)
+    try:
+        with ProgressReporter(context) as progress:
+            result, _ = process_trial(context, meta["source"], stored_options(meta, until=until, **changes),
+                                      scene_options, progress=progress, collection=collection)
+    except MocapError as error:
+        operator.report({"ERROR"}, error.one_line())
+        return None
+    for warning in result.model.metadata["calibration"].warnings:
+        operator.report({"WARNING"}, warning)
+    return result
+
+
+class _Step:
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context):
+        return active_trial(context)[1] is not None
+
+    def invoke(self, context, event):
+        return context.window_manager.invoke_props_dialog(self)
 
 
 TEMPLATE_ITEMS = [(name, name, template.description) for name, template in TEMPLATES.items()]
 
 
-class MOCAP_DYNAMICS_OT_build_armature(bpy.types.Operator):
+class MOCAP_DYNAMICS_OT_build_armature(_Step, bpy.types.Operator):
     """Calibrate the subject's body model from the active trial's markers and build (or rebuild) its armature"""
 
     bl_idname = "mocap_dynamics.build_armature"
     bl_label = "Build Armature"
-    bl_options = {"REGISTER", "UNDO"}
 
     template: EnumProperty(name="Model", items=TEMPLATE_ITEMS)
     mass: FloatProperty(name="Body Mass", default=0.0, min=0.0, soft_max=200.0, unit="MASS",
@@ -47,33 +80,120 @@ class MOCAP_DYNAMICS_OT_build_armature(bpy.types.Operator):
     markerset_filepath: StringProperty(name="Marker Set", subtype="FILE_PATH",
                                        description="Optional TOML mapping of markers to segments")
 
-    @classmethod
-    def poll(cls, context):
-        return active_trial(context)[1] is not None
-
-    def invoke(self, context, event):
-        return context.window_manager.invoke_props_dialog(self)
-
     def execute(self, context):
-        collection, meta = active_trial(context)
-        options = stored_options(meta, until="calibrate", template=self.template, mass=self.mass or None,
-                                 sex=self.sex, static=bpy.path.abspath(self.static_filepath) or None,
-                                 markerset=bpy.path.abspath(self.markerset_filepath) or None)
-        try:
-            with ProgressReporter(context) as progress:
-                result, _ = process_trial(context, meta["source"], options, progress=progress, collection=collection)
-        except MocapError as error:
-            self.report({"ERROR"}, error.one_line())
+        result = run_step(self, context, "calibrate", template=self.template, mass=self.mass or None, sex=self.sex,
+                          static=bpy.path.abspath(self.static_filepath) or None,
+                          markerset=bpy.path.abspath(self.markerset_filepath) or None)
+        if result is None:
             return {"CANCELLED"}
         model = result.model
-        for warning in model.metadata["calibration"].warnings:
-            self.report({"WARNING"}, warning)
         self.report({"INFO"}, f"{model.metadata['calibration'].template}: {len(model.segments)} segments, "
                               f"{model.total_mass:.1f} kg ({model.mass_source})")
         return {"FINISHED"}
 
 
-CLASSES = (MOCAP_DYNAMICS_OT_build_armature,)
+class MOCAP_DYNAMICS_OT_reconstruct(_Step, bpy.types.Operator):
+    """Reconstruct the motion (Optimal Tracking Method, or Lee's constraint-consistent estimate) onto the armature"""
+
+    bl_idname = "mocap_dynamics.reconstruct"
+    bl_label = "Reconstruct Motion"
+
+    method: EnumProperty(name="Method", items=[
+        ("otm", "OTM", "Optimal Tracking Method (Ausejo et al.): joints exact, markers fitted best"),
+        ("lee", "Lee (constraint-consistent)", "Lee 2009: positions, velocities and accelerations that satisfy "
+                                               "joint, centre-of-mass and flight constraints")])
+    mode: EnumProperty(name="OTM Solver", items=[
+        ("fast", "Fast", "Tree-structured Gauss-Newton with numba; same answer as the paper's mode"),
+        ("paper", "Paper (QR)", "Ausejo et al.'s QR solution of the KKT system, as published (slow)")])
+    tolerance: FloatProperty(name="Tolerance", default=1e-7, min=1e-12, max=1e-2, precision=9,
+                             description="Convergence tolerance on the norm of the joint constraints")
+
+    def execute(self, context):
+        result = run_step(self, context, "reconstruct", method=self.method, otm_mode=self.mode,
+                          tolerance=self.tolerance)
+        if result is None:
+            return {"CANCELLED"}
+        converged = result.motion.converged
+        if not converged.all():
+            self.report({"WARNING"}, f"{int((~converged).sum())} frames did not converge (flagged in the report)")
+        self.report({"INFO"}, f"{int(converged.sum())}/{len(converged)} frames converged")
+        return {"FINISHED"}
+
+
+class MOCAP_DYNAMICS_OT_inverse_dynamics(_Step, bpy.types.Operator):
+    """Compute joint torques and root residual forces and show them on the rig"""
+
+    bl_idname = "mocap_dynamics.inverse_dynamics"
+    bl_label = "Compute Dynamics"
+
+    cutoff: FloatProperty(name="Filter Cutoff", default=0.0, min=0.0, soft_max=30.0, unit="NONE",
+                          description="Zero-lag Butterworth cutoff in Hz before differentiating; "
+                                      "0 = the paper's plain forward differences")
+    per_kg: BoolProperty(name="Per kg Body Mass", description="Show torque and force curves per kg body mass")
+
+    def execute(self, context):
+        result = run_step(self, context, "dynamics", SceneOptions(per_kg=self.per_kg), cutoff=self.cutoff or None)
+        if result is None:
+            return {"CANCELLED"}
+        figures = result.report()["dynamics"]
+        self.report({"INFO"}, f"root residual force {figures['without_external_forces']['root_force_mean_percent_bw']:.0f} "
+                              f"% body weight without contact forces")
+        return {"FINISHED"}
+
+
+class MOCAP_DYNAMICS_OT_estimate_contact(_Step, bpy.types.Operator):
+    """Estimate the ground plane, its stiffness and damping, and the ground reaction forces from the motion alone"""
+
+    bl_idname = "mocap_dynamics.estimate_contact"
+    bl_label = "Estimate Contact"
+
+    def execute(self, context):
+        result = run_step(self, context, "contact")
+        if result is None:
+            return {"CANCELLED"}
+        message = f"contact explains {100 * result.contact.explained_force:.0f} % of the root force"
+        if result.plate_comparison is not None:
+            message += (f"; vertical GRF vs plates: RMSE {result.plate_comparison.rmse_vertical:.1f} % BW, "
+                        f"r = {result.plate_comparison.correlation_vertical:.2f}")
+        self.report({"INFO"}, message)
+        return {"FINISHED"}
+
+
+class MOCAP_DYNAMICS_OT_export_results(_Step, bpy.types.Operator):
+    """Write joint angles (.mot, CSV), joint torques and root residuals (.sto, CSV) of the active trial to a folder"""
+
+    bl_idname = "mocap_dynamics.export_results"
+    bl_label = "Export Results"
+
+    directory: StringProperty(name="Folder", subtype="DIR_PATH")
+
+    def invoke(self, context, event):
+        context.window_manager.fileselect_add(self)
+        return {"RUNNING_MODAL"}
+
+    def execute(self, context):
+        meta = active_trial(context)[1]
+        until = next((stage for key, stage in (("contact", "contact"), ("dynamics", "dynamics"),
+                                               ("reconstruction", "reconstruct")) if key in meta), None)
+        if until is None:
+            self.report({"ERROR"}, "Nothing to export yet. Reconstruct the motion (and compute dynamics) first.")
+            return {"CANCELLED"}
+        result = run_step(self, context, until)
+        if result is None:
+            return {"CANCELLED"}
+        try:
+            written, notes = write_results(result, bpy.path.abspath(self.directory))
+        except MocapError as error:
+            self.report({"ERROR"}, error.one_line())
+            return {"CANCELLED"}
+        for note in notes:
+            self.report({"WARNING"}, note)
+        self.report({"INFO"}, f"Wrote {len(written)} files to {self.directory}")
+        return {"FINISHED"}
+
+
+CLASSES = (MOCAP_DYNAMICS_OT_build_armature, MOCAP_DYNAMICS_OT_reconstruct, MOCAP_DYNAMICS_OT_inverse_dynamics,
+           MOCAP_DYNAMICS_OT_estimate_contact, MOCAP_DYNAMICS_OT_export_results)
 
 
 register, unregister = bpy.utils.register_classes_factory(CLASSES)

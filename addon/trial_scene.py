@@ -18,9 +18,14 @@ import numpy as np
 from ..solver.io.trial import resample
 from ..solver.kinematics.motion import Motion
 from ..solver.pipeline import PipelineResult
+from ..solver.kinematics import marker_error_stats
 from .armature import build_armature, key_motion
+from .collections import child_collection
+from .contact_visuals import build_contact_visuals
+from .dynamics_visuals import build_dynamics_visuals
 from .force_plates import build_plates
 from .markers import build_markers
+from .model_markers import build_model_markers, key_marker_errors
 
 META_PROP = "mocap_dynamics"
 
@@ -32,12 +37,14 @@ class SceneOptions:
     ``timing``: "TRIAL" sets the scene's frame rate and range to the trial
     (one key per sample); "KEEP" keeps the scene's frame rate and resamples the
     trial to it. ``start_frame`` is the frame of the trial's first sample.
+    ``per_kg``: torque and force curves per kg body mass.
     """
 
     timing: str = "TRIAL"
     start_frame: int = 1
     marker_size: float = 0.015
     marker_display: str = "SPHERE"
+    per_kg: bool = False
 
 
 def _set_scene_rate(scene: bpy.types.Scene, rate: float) -> None:
@@ -101,13 +108,37 @@ def create_trial_collection(context: bpy.types.Context, result: PipelineResult,
     return root
 
 
-def add_results(context: bpy.types.Context, result: PipelineResult, collection: bpy.types.Collection) -> None:
-    """Add what the later stages produced (today: the armature) to the trial's collection; store the report."""
+def add_results(context: bpy.types.Context, result: PipelineResult, collection: bpy.types.Collection,
+                per_kg: bool = False) -> None:
+    """Add what the later stages produced to the trial's collection and store the report.
+
+    Calibration: the armature (posed at the calibration's initial frame until a
+    motion is keyed). Reconstruction: the motion keyed on it, model markers
+    coloured by their median error, per-frame marker errors. Dynamics: torque
+    disks, the root residual arrow and magnitude curves (``per_kg``: per kg). Contact: the estimated plane,
+    GRF arrows and curves.
+    """
     meta = trial_metadata(collection)
     if result.model is not None:
-        arm = build_armature(context, result.model, collection, f"{collection.name} rig")
-        calibration = result.model.metadata["calibration"]
-        initial = Motion.from_q(result.model, result.trial.times[[calibration.initial_frame]],
-                                np.array([calibration.initial_q]), method="calibration")
-        key_motion(arm, initial, _frames_at(meta, initial.times))
+        rig = build_armature(context, result.model, collection, f"{collection.name} rig")
+        motion = result.motion
+        if motion is None:
+            calibration = result.model.metadata["calibration"]
+            motion = Motion.from_q(result.model, result.trial.times[[calibration.initial_frame]],
+                                   np.array([calibration.initial_q]), method="calibration")
+        key_motion(rig, motion, _frames_at(meta, motion.times))
+        errors = {}
+        if result.motion is not None:
+            stats = marker_error_stats(result.motion)
+            errors = dict(zip(stats.labels, stats.median))
+            markers = next(c for c in collection.children if c.name.startswith(f"{collection.name} markers"))
+            key_marker_errors(result.motion, markers, _frames_at(meta, result.motion.times))
+        build_model_markers(result.model, rig, child_collection(collection, f"{collection.name} model markers"),
+                            errors)
+        dynamics = result.best_dynamics
+        if dynamics is not None:
+            build_dynamics_visuals(context, dynamics, collection, rig, _frames_at(meta, dynamics.times), per_kg)
+        if result.contact is not None:
+            build_contact_visuals(result.contact, result.trial, collection, rig,
+                                  _frames_at(meta, result.contact.times), context.scene)
     collection[META_PROP] = _id_properties({**result.report(), "scene": meta["scene"]})

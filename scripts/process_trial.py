@@ -40,6 +40,16 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     model.add_argument("--static", help="static trial of the same subject for calibration (.c3d or .trc)")
     model.add_argument("--markerset", help="TOML mapping of markers to segments, for unknown marker sets")
     model.add_argument("--sex", choices=["male", "female"], default="male", help="de Leva inertia table")
+    motion = parser.add_argument_group("reconstruction and dynamics")
+    motion.add_argument("--reconstruct", choices=["otm", "lee"], default="otm",
+                        help="OTM (default) or Lee's constraint-consistent estimation")
+    motion.add_argument("--otm-mode", choices=["fast", "paper"], default="fast",
+                        help="OTM solver: fast (default) or the paper's QR mode (slow)")
+    motion.add_argument("--tolerance", type=float, default=1e-7, help="OTM tolerance on ||Phi(q)|| (default 1e-7)")
+    motion.add_argument("--cutoff", type=float, help="zero-lag Butterworth cutoff [Hz] before differentiating "
+                                                   "(default: the paper's plain forward differences)")
+    motion.add_argument("--per-kg", action="store_true", help="torque and force curves per kg body mass")
+    parser.add_argument("--tables", help="write angles (.mot/.csv), torques (.sto/.csv) and plots to this folder")
     return parser.parse_args(argv)
 
 
@@ -48,11 +58,13 @@ def run(args: argparse.Namespace) -> dict:
     import bpy
 
     from mocap_dynamics.addon.process import process_trial
+    from mocap_dynamics.addon.trial_scene import SceneOptions
     from mocap_dynamics.solver.errors import InputError
     from mocap_dynamics.solver.io import ImportOptions
     from mocap_dynamics.solver.io.atomic import atomic_path, write_text
     from mocap_dynamics.solver.pipeline import PipelineOptions
     from mocap_dynamics.solver.report import summary
+    from mocap_dynamics.solver.results import write_results
 
     if args.out and not args.out.endswith(".blend"):
         raise InputError(f"--out {args.out} is not a .blend file", "give a path ending in .blend")
@@ -60,8 +72,10 @@ def run(args: argparse.Namespace) -> dict:
     options = PipelineOptions(import_options=ImportOptions(units=args.units, up_axis=args.up_axis,
                                                            strip_prefix=not args.keep_prefix),
                               grf=args.grf or "auto", until=args.until, template=args.model, mass=args.mass,
-                              static=args.static, markerset=args.markerset, sex=args.sex)
-    result, _ = process_trial(bpy.context, args.input, options, progress=log)
+                              static=args.static, markerset=args.markerset, sex=args.sex, method=args.reconstruct,
+                              otm_mode=args.otm_mode,
+                              tolerance=args.tolerance, cutoff=args.cutoff)
+    result, _ = process_trial(bpy.context, args.input, options, SceneOptions(per_kg=args.per_kg), progress=log)
     report = result.report()
     for path in (args.out, args.report):
         if path:
@@ -70,6 +84,10 @@ def run(args: argparse.Namespace) -> dict:
         with atomic_path(args.out) as tmp:
             bpy.ops.wm.save_as_mainfile(filepath=str(tmp), copy=True)
         log(1.0, f"saved {args.out}")
+    if args.tables:
+        written, notes = write_results(result, args.tables)
+        report["tables"] = {"files": [str(p) for p in written], "notes": notes}
+        log(1.0, f"wrote {len(written)} tables and plots to {args.tables}" + "".join(f"; {n}" for n in notes))
     if args.report:
         write_text(args.report, json.dumps(report, indent=2))
         log(1.0, f"wrote {args.report}")

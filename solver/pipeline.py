@@ -2,8 +2,10 @@
 
 Stages run in data-flow order up to ``PipelineOptions.until``; each one is
 timed and reported: ``import`` (markers and force plates) -> ``calibrate``
-(the subject's body model). Later stages (reconstruct, dynamics, contact,
-zero gravity) join here as they are built.
+(the subject's body model) -> ``reconstruct`` (OTM or Lee) -> ``dynamics`` (joint
+torques and root residuals, with and without the measured plate forces) ->
+``contact`` (ground contact estimated from the motion alone; measured plates
+are used only to judge it). Zero gravity joins here when it is built.
 """
 
 from __future__ import annotations
@@ -13,15 +15,21 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
+import numpy as np
+
+from .contact import Contact, PlateComparison, compare_with_plates, estimate_contact
+from .dynamics import Dynamics, inverse_dynamics, plate_forces
 from .errors import InputError
 from .io import ImportOptions, attach_plates, load_trial, quiet_standing_weight, read_grf_mot
 from .io.trial import Trial
+from .kinematics import Motion, convergence_summary, marker_error_stats, reconstruct
+from .kinematics.lee import estimate_lee
 from .model import BodyModel, calibrate
 
 Progress = Callable[[float, str], None]
 
 GRAVITY = 9.81
-STAGES = ("import", "calibrate")
+STAGES = ("import", "calibrate", "reconstruct", "dynamics", "contact")
 
 
 def _no_progress(fraction: float, message: str) -> None:
@@ -43,16 +51,22 @@ class PipelineOptions:
 
     import_options: ImportOptions = ImportOptions()
     grf: str | None = "auto"
-    until: str = "calibrate"
+    until: str = STAGES[-1]
     template: str = "full15"
     mass: float | None = None
     static: str | None = None
     markerset: str | None = None
     sex: str = "male"
+    method: str = "otm"
+    otm_mode: str = "fast"
+    tolerance: float = 1e-7
+    cutoff: float | None = None
 
     def __post_init__(self):
         if self.until not in STAGES:
             raise InputError(f"Unknown pipeline stage {self.until!r}", f"use one of {', '.join(STAGES)}")
+        if self.method not in ("otm", "lee"):
+            raise InputError(f"Unknown reconstruction method {self.method!r}", "use 'otm' or 'lee'")
 
     def runs(self, stage: str) -> bool:
         return STAGES.index(stage) <= STAGES.index(self.until)
@@ -66,13 +80,33 @@ class PipelineResult:
     options: PipelineOptions
     trial: Trial
     model: BodyModel | None = None
+    motion: Motion | None = None
+    dynamics: Dynamics | None = None
+    dynamics_with_plates: Dynamics | None = None
+    contact: Contact | None = None
+    plate_comparison: PlateComparison | None = None
     timings: dict = field(default_factory=dict)
+
+    @property
+    def best_dynamics(self) -> Dynamics | None:
+        """The most complete torque estimate: with measured plate forces if the trial has them, else with the
+        estimated contact forces, else with none."""
+        return self.dynamics_with_plates or (self.contact.dynamics if self.contact is not None else None) \
+            or self.dynamics
 
     def report(self) -> dict:
         """A JSON-ready summary: what was read, converted and computed, and what the user should know."""
         report = {"source": self.source, "options": _options_report(self.options), "trial": _trial_report(self.trial)}
         if self.model is not None:
             report["model"] = _model_report(self.model)
+        if self.motion is not None:
+            report["reconstruction"] = _reconstruction_report(self.motion)
+        if self.dynamics is not None:
+            report["dynamics"] = _dynamics_report(self.dynamics, self.dynamics_with_plates)
+        if self.contact is not None:
+            report["contact"] = self.contact.summary()
+            if self.plate_comparison is not None:
+                report["contact"]["plates"] = self.plate_comparison.summary()
         report["timings_s"] = dict(self.timings)
         return report
 
@@ -127,6 +161,51 @@ def _model_report(model: BodyModel) -> dict:
     }
 
 
+def _reconstruction_report(motion: Motion) -> dict:
+    summary = convergence_summary(motion)
+    stats = marker_error_stats(motion)
+    worst = np.argsort(-stats.median)[:5]
+    return {
+        "method": motion.method,
+        "frames": summary.frames,
+        "frames_converged": summary.converged,
+        "converged_percent": summary.rate_percent,
+        "frames_without_data": summary.no_data_frames,
+        "iterations_mean": summary.iterations_mean,
+        "iterations_max": summary.iterations_max,
+        "constraint_norm_max": summary.constraint_norm_max,
+        "seconds_per_frame": summary.seconds_per_frame,
+        "marker_rms_m": summary.marker_rms,
+        "worst_markers_median_m": {stats.labels[i]: float(stats.median[i]) for i in worst},
+    }
+
+
+def _residual_figures(dynamics: Dynamics) -> dict:
+    weight = dynamics.model.total_mass * GRAVITY
+    force = np.linalg.norm(dynamics.root_wrench[:, :3], axis=1)
+    torque = np.linalg.norm(dynamics.root_wrench[:, 3:], axis=1)
+    return {"root_force_mean_n": float(np.nanmean(force)), "root_force_mean_percent_bw": float(100 * np.nanmean(force) / weight),
+            "root_force_max_n": float(np.nanmax(force)), "root_torque_mean_nm": float(np.nanmean(torque))}
+
+
+def _dynamics_report(dynamics: Dynamics, with_plates: Dynamics | None) -> dict:
+    best = with_plates or dynamics
+    peaks = np.nanmax(np.linalg.norm(best.joint_torque_world, axis=-1), axis=0)
+    report = {
+        "frames": len(dynamics.times),
+        "derivatives": dynamics.options,
+        "without_external_forces": _residual_figures(dynamics),
+        "peak_joint_torque_nm": {s.name: float(peaks[k]) for k, s in enumerate(best.model.segments)
+                                 if k > 0 and s.joint != "weld"},
+        "torques_with": "measured force plates" if with_plates is not None else "no external forces",
+    }
+    if with_plates is not None:
+        report["with_measured_plates"] = _residual_figures(with_plates)
+        report["root_force_ratio_with_to_without_plates"] = (report["with_measured_plates"]["root_force_mean_n"]
+                                                             / report["without_external_forces"]["root_force_mean_n"])
+    return report
+
+
 def _grf_beside(path: Path) -> Path | None:
     """OpenSim's convention: ``walk.trc`` comes with ``walk_grf.mot`` in the same folder."""
     candidate = path.with_name(f"{path.stem}_grf.mot")
@@ -166,4 +245,33 @@ def run(path: str | Path, options: PipelineOptions = PipelineOptions(), progress
         timings["calibrate"] = time.perf_counter() - t0
         progress(1.0, f"body model: {len(result.model.segments)} segments, {result.model.total_mass:.1f} kg "
                       f"({result.model.mass_source})")
+    if options.runs("reconstruct"):
+        progress(0.0, f"reconstructing {trial.n_frames} frames ({options.method})")
+        t0 = time.perf_counter()
+        frames = lambda done, total: progress(done / total, f"frame {done}/{total}")  # noqa: E731
+        if options.method == "lee":
+            result.motion = estimate_lee(trial, result.model, progress=frames)
+        else:
+            result.motion = reconstruct(trial, result.model, mode=options.otm_mode, tolerance=options.tolerance,
+                                        progress=frames)
+        timings["reconstruct"] = time.perf_counter() - t0
+        converged = result.motion.converged
+        progress(1.0, f"reconstructed: {int(converged.sum())}/{len(converged)} frames converged")
+    if options.runs("dynamics"):
+        progress(0.0, "inverse dynamics")
+        t0 = time.perf_counter()
+        result.dynamics = inverse_dynamics(result.motion, cutoff=options.cutoff)
+        measured = plate_forces(trial, result.motion)
+        if measured is not None:
+            result.dynamics_with_plates = inverse_dynamics(result.motion, cutoff=options.cutoff, external=measured)
+        timings["dynamics"] = time.perf_counter() - t0
+        progress(1.0, f"joint torques and root residuals for {len(result.dynamics.times)} frames")
+    if options.runs("contact"):
+        progress(0.0, "estimating ground contact from the motion")
+        t0 = time.perf_counter()
+        result.contact = estimate_contact(result.motion, dynamics=result.dynamics)
+        if trial.plates:
+            result.plate_comparison = compare_with_plates(result.contact, trial)
+        timings["contact"] = time.perf_counter() - t0
+        progress(1.0, f"contact explains {100 * result.contact.explained_force:.0f} % of the root force")
     return result

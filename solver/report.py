@@ -26,5 +26,16 @@ def summary(report: dict) -> str:
                   f"  least rigid marker cluster: {worst[0]} {1000 * worst[1]:.1f} mm RMS; "
                   f"initial pose marker RMS {1000 * model['initial_marker_rms_m']:.1f} mm"]
         lines += [f"  warning: {w}" for w in model["warnings"]]
+    rec = report.get("reconstruction")
+    if rec:
+        lines.append(f"  reconstruction ({rec['method']}): {rec['frames_converged']}/{rec['frames']} frames converged, "
+                     f"marker RMS {1000 * rec['marker_rms_m']:.1f} mm, {1000 * rec['seconds_per_frame']:.2f} ms/frame")
+    dyn = report.get("dynamics")
+    if dyn:
+        line = (f"  root residual force: {dyn['without_external_forces']['root_force_mean_percent_bw']:.0f} % body "
+                f"weight without contact forces")
+        if "with_measured_plates" in dyn:
+            line += f", {dyn['with_measured_plates']['root_force_mean_percent_bw']:.0f} % with the measured plates"
+        lines.append(line)
     lines.append("  timings: " + ", ".join(f"{k} {v:.3f} s" for k, v in report["timings_s"].items()))
     return "\n".join(lines) + "\n"

@@ -6,16 +6,21 @@
   joint powers); ``point_force_root_map`` is the linear map contact estimation needs.
 - ``forward``: mass matrix (CRBA), forward dynamics, Euler/RK4 integration, ``replay``.
 - ``energy``: Badler et al. §7 effort and energy measures, momentum.
+- ``plates``: measured force-plate forces as external forces on the segment standing on each plate.
+- ``export``: torques and root residuals as a table (.sto / CSV).
 """
 
 from .derivatives import body_rate, butterworth, forward_differences, motion_derivatives
 from .energy import EnergyMeasures, energy_measures, momentum, segment_motion
+from .export import dynamics_table
 from .forward import forward_dynamics, mass_matrix, replay, simulate
 from .inverse import Dynamics, ExternalForces, external_root_wrench, inverse_dynamics, point_force_root_map, rnea
+from .plates import plate_forces
 from .spatial import GRAVITY
 
 __all__ = [
-    "GRAVITY", "Dynamics", "EnergyMeasures", "ExternalForces", "body_rate", "butterworth", "energy_measures",
+    "GRAVITY", "Dynamics", "EnergyMeasures", "ExternalForces", "body_rate", "butterworth", "dynamics_table",
+    "energy_measures", "plate_forces",
     "external_root_wrench", "forward_differences", "forward_dynamics", "inverse_dynamics", "mass_matrix",
     "momentum", "motion_derivatives", "point_force_root_map", "replay", "rnea", "segment_motion", "simulate",
 ]

@@ -33,7 +33,7 @@ Conventions (every output):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from numba import njit, prange
@@ -278,7 +278,11 @@ def inverse_dynamics(motion: Motion, *, cutoff: float | None = None, gravity: np
     consistent estimates when the motion has them, else Brubaker's forward
     differences, optionally after a zero-lag Butterworth filter at ``cutoff``
     Hz). Forward differences leave ``T - 2`` frames (``Dynamics.times``);
-    ``external`` forces must be sampled on those frames.
+    ``external`` forces are sampled on the motion's frames (or already on
+    those) and trimmed to them.
     """
     times, q, v, a, options = motion_derivatives(motion, cutoff=cutoff)
+    if external is not None and len(external.points) > len(times):
+        external = replace(external, points=external.points[:len(times)], forces=external.forces[:len(times)],
+                           moments=None if external.moments is None else external.moments[:len(times)])
     return rnea(motion.model, times, q, v, a, gravity=gravity, external=external, options=options)

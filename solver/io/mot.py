@@ -90,14 +90,18 @@ def read_table(path: str | Path) -> Table:
 
 
 def write_table(table: Table, path: str | Path) -> Path:
-    """Write an OpenSim .mot/.sto file (storage version 1), atomically."""
+    """Write an OpenSim .mot/.sto file (storage version 1), or CSV when ``path`` ends in .csv; atomically."""
     path = Path(path)
     data = np.asarray(table.data, dtype=np.float64).reshape(-1, len(table.columns))
-    lines = [table.name or path.stem, "version=1", f"nRows={len(data)}", f"nColumns={len(table.columns)}",
-             f"inDegrees={'yes' if table.in_degrees else 'no'}"]
-    lines += [f"{k}={v}" for k, v in table.header.items() if k not in _RESERVED]
-    lines += ["endheader", "\t".join(table.columns)]
-    row = "\t".join(["%.10g"] * len(table.columns))
+    separator = "," if path.suffix.lower() == ".csv" else "\t"
+    lines = []
+    if separator == "\t":
+        lines += [table.name or path.stem, "version=1", f"nRows={len(data)}", f"nColumns={len(table.columns)}",
+                  f"inDegrees={'yes' if table.in_degrees else 'no'}"]
+        lines += [f"{k}={v}" for k, v in table.header.items() if k not in _RESERVED]
+        lines.append("endheader")
+    lines.append(separator.join(table.columns))
+    row = separator.join(["%.10g"] * len(table.columns))
     lines += [row % tuple(r) for r in data]
     return write_text(path, "\n".join(lines) + "\n")
 

@@ -24,8 +24,6 @@ if MODE == "installed":
 import bpy  # noqa: E402
 import pytest  # noqa: E402
 
-sys.path.insert(0, str(ROOT / "scripts"))
-
 
 def extension_zip() -> Path:
     """The linux-x64 zip built by ``make extension``."""
@@ -45,9 +43,7 @@ def package():
         bpy.ops.wm.save_userpref()  # as Blender does on quit: new Blender processes (the CLI tests) see it too
         pkg = importlib.import_module("bl_ext.user_default.mocap_dynamics")
     else:
-        from bootstrap import load_package
-
-        pkg = load_package()
+        pkg = sys.modules["mocap_dynamics"]  # loaded by tests/conftest.py
         pkg.register()
     for sub in ("solver.io", "solver.pipeline", "addon.trial_scene", "addon.process"):
         importlib.import_module(f"{pkg.__name__}.{sub}")

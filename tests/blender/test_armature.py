@@ -42,7 +42,7 @@ def test_one_click_armature_for_each_marker_set_family(scene, package, shared_da
         assert bone["mass_kg"] == pytest.approx(seg.mass)
         parent = model.segments[seg.parent].name if seg.parent >= 0 else None
         assert (bone.parent.name if bone.parent else None) == parent
-    body = [ob for ob in collection.all_objects if ob.type == "MESH" and ob.parent == rig]
+    body = [ob for ob in collection.all_objects if ob.get("mocap_dynamics_body") and ob.parent == rig]
     assert len(body) == 1 and body[0].modifiers[0].object == rig, "a body mesh that follows the rig"
     meta = collection["mocap_dynamics"].to_dict()["model"]
     assert meta["mass_kg"] == pytest.approx(model.total_mass)

@@ -19,7 +19,7 @@ def cli(*args, cwd=None) -> subprocess.CompletedProcess:
 def test_trial_to_blend_and_report(scene, shared_data, tmp_path):
     blend, report = tmp_path / "walk.blend", tmp_path / "walk.json"
     run = cli(shared_data / "subject4_walking1.trc", "--static", shared_data / "subject4_static1.trc",
-              "--out", blend, "--report", report)
+              "--out", blend, "--report", report, "--tables", tmp_path / "tables")
     assert run.returncode == 0, run.stderr
     assert "[mocap_dynamics] calibrating" in run.stdout, "progress lines"
     data = json.loads(report.read_text())
@@ -28,6 +28,13 @@ def test_trial_to_blend_and_report(scene, shared_data, tmp_path):
     assert model["mass_source"] == "force plates" and model["mass_kg"] == pytest.approx(60.0, abs=1.0)
     assert set(model["segment_lengths_m"]) >= {"thigh_l", "shank_r", "upper_arm_l"}
     assert model["cluster_residuals_m"] and max(model["cluster_residuals_m"].values()) < 0.02
+    rec = data["reconstruction"]
+    assert rec["frames_converged"] == rec["frames"] == 131 and rec["marker_rms_m"] < 0.015
+    dyn = data["dynamics"]
+    assert dyn["without_external_forces"]["root_force_mean_percent_bw"] > 50, "gravity unexplained without contact"
+    assert dyn["root_force_ratio_with_to_without_plates"] < 0.3
+    assert {p.name for p in (tmp_path / "tables").iterdir()} >= {"subject4_walking1_angles.mot",
+                                                                "subject4_walking1_torques.sto"}
     bpy.ops.wm.open_mainfile(filepath=str(blend))
     rigs = [ob for ob in bpy.data.objects if ob.type == "ARMATURE"]
     assert len(rigs) == 1 and len(rigs[0].data.bones) == len(model["segment_lengths_m"])

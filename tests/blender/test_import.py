@@ -139,3 +139,11 @@ def test_bad_file_reports_and_leaves_no_trace(scene, tmp_path):
     with pytest.raises(RuntimeError, match="broken.c3d"):
         bpy.ops.mocap_dynamics.import_markers(filepath=str(bad))
     assert (len(bpy.data.objects), len(bpy.data.collections), len(bpy.data.actions)) == before
+
+
+def test_drag_and_drop_handler_is_registered(scene):
+    """Blender routes .c3d/.trc files dropped on the 3D View to the import operator (the drop itself needs a window)."""
+    handler = bpy.types.FileHandler.bl_rna_get_subclass_py("MOCAP_DYNAMICS_FH_import")
+    assert handler is not None
+    assert set(handler.bl_file_extensions.split(";")) == {".c3d", ".trc"}
+    assert handler.bl_import_operator == "mocap_dynamics.import_markers"

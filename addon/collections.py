@@ -1,0 +1,17 @@
+"""Child collections of a trial, rebuilt in place on every run."""
+
+from __future__ import annotations
+
+import bpy
+
+
+def child_collection(parent: bpy.types.Collection, name: str) -> bpy.types.Collection:
+    """The child collection ``name`` of ``parent``, emptied (rebuilt on every run), or a new one."""
+    existing = next((c for c in parent.children if c.name.startswith(name)), None)
+    if existing is not None:
+        for ob in list(existing.objects):
+            bpy.data.objects.remove(ob)
+        return existing
+    collection = bpy.data.collections.new(name)
+    parent.children.link(collection)
+    return collection

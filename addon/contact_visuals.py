@@ -1,0 +1,76 @@
+"""Estimated ground contact drawn in the scene (as in Brubaker et al. 2009 Fig. 1).
+
+- the estimated ground plane as a grid (a wireframe, so it renders);
+- the estimated ground reaction force of each foot as an arrow at its centre
+  of pressure (green; measured plate forces stay orange beside them);
+- an arrow at every contact point that carries load at some time;
+- vertical GRF, estimated and measured, as Graph Editor curves on the rig.
+"""
+
+from __future__ import annotations
+
+import bmesh
+import bpy
+import numpy as np
+from mathutils import Matrix
+
+from ..solver.contact import Contact
+from ..solver.io.trial import Trial
+from ..solver.rotations import quat_to_matrix, quat_z_to
+from .arrows import create_arrow, key_arrow
+from .collections import child_collection
+from .keying import Channel, key_channels
+from .materials import material
+
+ACTIVE_POINT_FRACTION = 0.02  # a contact point gets an arrow if it ever carries 2 % of body weight
+GRID_MARGIN = 0.5  # m around the contact points' footprint
+
+
+def _plane_grid(contact: Contact, collection: bpy.types.Collection) -> bpy.types.Object:
+    """A grid on the estimated plane covering where the contact points went, drawn as a wireframe."""
+    points = contact.point_positions.reshape(-1, 3)
+    points = points[np.isfinite(points).all(axis=1)]
+    low, high = points[:, :2].min(axis=0) - GRID_MARGIN, points[:, :2].max(axis=0) + GRID_MARGIN
+    centre = 0.5 * (low + high)
+    size = high - low
+    mesh = bpy.data.meshes.new("estimated ground")
+    bm = bmesh.new()
+    bmesh.ops.create_grid(bm, x_segments=max(2, int(size[0] / 0.25)), y_segments=max(2, int(size[1] / 0.25)),
+                          size=0.5)  # a unit square, scaled below
+    bm.to_mesh(mesh)
+    bm.free()
+    grid = bpy.data.objects.new("estimated ground", mesh)
+    collection.objects.link(grid)
+    plane = contact.plane
+    rotation = quat_to_matrix(quat_z_to(plane.normal))
+    matrix = Matrix(rotation.tolist()).to_4x4()
+    matrix.translation = (centre[0], centre[1], plane.height_at(*centre))
+    grid.matrix_world = matrix @ Matrix.Diagonal((size[0], size[1], 1.0, 1.0))
+    grid.data.materials.append(material("contact_plane"))
+    grid.modifiers.new("Wireframe", "WIREFRAME").thickness = 0.004
+    return grid
+
+
+def build_contact_visuals(contact: Contact, trial: Trial, trial_collection: bpy.types.Collection,
+                          rig: bpy.types.Object, frames: np.ndarray, scene: bpy.types.Scene) -> None:
+    """Plane grid, per-foot and per-point estimated GRF arrows, and GRF curves, keyed at ``frames``."""
+    collection = child_collection(trial_collection, f"{trial_collection.name} contact")
+    _plane_grid(contact, collection)
+    for f, foot in enumerate(contact.feet):
+        arrow = create_arrow(f"{foot} estimated GRF", collection, "force_estimated", scene)
+        key_arrow(arrow, frames, contact.foot_cop[:, f], contact.foot_force[:, f])
+    weight = contact.force_scale * 9.81
+    magnitude = np.linalg.norm(contact.point_forces, axis=-1)
+    for k in np.flatnonzero(np.nanmax(magnitude, axis=0) > ACTIVE_POINT_FRACTION * weight):
+        segment = contact.model.segments[contact.point_segments[k]].name
+        arrow = create_arrow(f"{segment} contact {k}", collection, "force_estimated", scene)
+        key_arrow(arrow, frames, contact.point_positions[:, k], contact.point_forces[:, k])
+    curves = {f"GRF vertical {foot} estimated": contact.foot_force[:, f, 2] for f, foot in enumerate(contact.feet)}
+    curves["GRF vertical total estimated"] = contact.total_force[:, 2]
+    if trial.plate_samples is not None:
+        measured = np.nansum(np.where(np.isfinite(trial.plate_samples.cop).all(-1, keepdims=True),
+                                      trial.plate_samples.force, 0.0), axis=1)[:len(frames), 2]
+        curves["GRF vertical total measured"] = measured
+    for name in curves:
+        rig[name] = 0.0
+    key_channels(rig, [Channel(f'["{name}"]', 0, frames, values, group="Contact") for name, values in curves.items()])

@@ -1,0 +1,82 @@
+"""The sidebar workflow after import: Reconstruct, Dynamics, Export, on a real walking trial."""
+
+from __future__ import annotations
+
+import importlib
+
+import bpy
+import numpy as np
+import pytest
+
+
+@pytest.fixture
+def walking(scene, shared_data):
+    assert bpy.ops.mocap_dynamics.import_markers(filepath=str(shared_data / "subject4_walking1.trc")) == {"FINISHED"}
+    assert bpy.ops.mocap_dynamics.build_armature(static_filepath=str(shared_data / "subject4_static1.trc")) \
+        == {"FINISHED"}
+    return bpy.context.scene.mocap_dynamics.active_trial
+
+
+def test_reconstruct_keys_the_rig_exactly(walking, package, shared_data):
+    assert bpy.ops.mocap_dynamics.reconstruct() == {"FINISHED"}
+    meta = walking["mocap_dynamics"].to_dict()["reconstruction"]
+    assert meta["frames_converged"] == meta["frames"] == 131
+    assert meta["marker_rms_m"] < 0.015
+    pipeline = importlib.import_module(f"{package.__name__}.solver.pipeline")
+    motion = pipeline.run(shared_data / "subject4_walking1.trc", pipeline.PipelineOptions(
+        static=str(shared_data / "subject4_static1.trc"), until="reconstruct")).motion
+    rig = next(ob for ob in walking.all_objects if ob.type == "ARMATURE")
+    for t in (0, 65, 130):
+        bpy.context.scene.frame_set(1 + t)
+        for k, seg in enumerate(motion.model.segments):
+            np.testing.assert_allclose(rig.pose.bones[seg.name].matrix.translation[:], motion.positions[t, k],
+                                       atol=2e-5)
+    markers = next(c for c in walking.children if c.name.endswith(" markers"))
+    lasis = next(ob for ob in markers.objects if ob["mocap_label"] == "L.ASIS")
+    bpy.context.scene.frame_set(66)
+    assert lasis["error_mm"] == pytest.approx(1000 * motion.marker_errors[65, motion.marker_labels.index("L.ASIS")],
+                                              rel=1e-4)
+    model_markers = next(c for c in walking.children if c.name.endswith("model markers"))
+    assert len(model_markers.objects) == len(motion.model.marker_labels)
+    sphere = next(ob for ob in model_markers.objects if ob.name.startswith("L.ASIS"))
+    np.testing.assert_allclose(sphere.matrix_world.translation[:],
+                               motion.model.marker_positions(motion.q[65])[motion.model.marker_labels.index("L.ASIS")],
+                               atol=2e-5)
+
+
+def test_dynamics_and_export(walking, tmp_path):
+    assert bpy.ops.mocap_dynamics.reconstruct() == {"FINISHED"}
+    assert bpy.ops.mocap_dynamics.inverse_dynamics(cutoff=6.0) == {"FINISHED"}
+    meta = walking["mocap_dynamics"].to_dict()["dynamics"]
+    assert meta["torques_with"] == "measured force plates"
+    ratio = meta["root_force_ratio_with_to_without_plates"]
+    assert ratio < 0.3, "the measured ground reaction explains most of the root residual force"
+    dynamics = next(c for c in walking.children if c.name.endswith(" dynamics"))
+    assert any(ob.name == "shank_l torque" for ob in dynamics.objects)
+    assert any(ob.name.endswith("residual force") for ob in dynamics.objects)
+    assert bpy.ops.mocap_dynamics.export_results(directory=str(tmp_path)) == {"FINISHED"}
+    names = sorted(p.name for p in tmp_path.iterdir())
+    for expected in ("subject4_walking1_angles.mot", "subject4_walking1_angles.csv", "subject4_walking1_torques.sto",
+                     "subject4_walking1_torques.csv"):
+        assert expected in names
+
+
+def test_contact_step_draws_plane_arrows_and_curves(walking, package, shared_data):
+    assert bpy.ops.mocap_dynamics.reconstruct() == {"FINISHED"}
+    assert bpy.ops.mocap_dynamics.estimate_contact() == {"FINISHED"}
+    meta = walking["mocap_dynamics"].to_dict()["contact"]
+    assert abs(meta["plane_angle_deg"]) < 3 and abs(meta["plane_height_m"]) < 0.05, "the lab floor, roughly"
+    assert 0.5 < meta["explained_force"] <= 1.0
+    assert meta["plates"]["frames_compared"] > 50
+    contact_collection = next(c for c in walking.children if c.name.endswith(" contact"))
+    names = {ob.name for ob in contact_collection.objects}
+    assert "estimated ground" in names and {"foot_l estimated GRF", "foot_r estimated GRF"} <= names
+    pipeline = importlib.import_module(f"{package.__name__}.solver.pipeline")
+    contact = pipeline.run(shared_data / "subject4_walking1.trc", pipeline.PipelineOptions(
+        static=str(shared_data / "subject4_static1.trc"))).contact
+    rig = next(ob for ob in walking.all_objects if ob.type == "ARMATURE")
+    foot = bpy.data.objects["foot_l estimated GRF"]
+    for t in (10, 60, 100):
+        bpy.context.scene.frame_set(1 + t)
+        assert rig["GRF vertical total estimated"] == pytest.approx(contact.total_force[t, 2], abs=1e-2)
+        assert foot["force_N"] == pytest.approx(np.linalg.norm(contact.foot_force[t, 0]), abs=1e-2)
