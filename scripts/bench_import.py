@@ -1,15 +1,14 @@
-"""Benchmarks: print figures, never assert them (`make bench`).
+"""Benchmark of import into Blender: prints figures, never asserts them (part of `make bench`).
 
-    .venv/bin/python scripts/bench.py [--only import,...]
+    .venv/bin/python scripts/bench_import.py
 
-Each section prints what it measured, on which Blender and machine, next to
-the issue's target and (where one is installed) a peer's time. Sections that
-need the peer engines (Pinocchio, MuJoCo) run in .venv-peers.
+Reading, empties with gap visibility and force plates, best of 3, for the two
+reference files and a generated 100,000-frame x 50-marker C3D, next to the
+issue's targets.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import platform
 import sys
@@ -76,16 +75,5 @@ def bench_import() -> None:
             print(f"   {path.name:42s} {seconds:8.3f} s   target {target:g} s   ratio {seconds / target:5.2f}")
 
 
-SECTIONS = {"import": bench_import}
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", help="comma-separated sections: " + ",".join(SECTIONS))
-    args = parser.parse_args()
-    for name in (args.only.split(",") if args.only else SECTIONS):
-        SECTIONS[name]()
-
-
 if __name__ == "__main__":
-    main()
+    bench_import()
