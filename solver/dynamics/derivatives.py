@@ -41,7 +41,7 @@ from ..rotations import quat_conj, quat_continuity, quat_mul
 MAX_ROTATION_PER_FRAME = np.pi / 2
 
 
-def _quaternion_columns(model: BodyModel) -> tuple[list[str], np.ndarray, np.ndarray]:
+def quaternion_columns(model: BodyModel) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Segment names and the columns in q (B, 4) and in v (B, 3) of every quaternion: the root's and each ball's."""
     names, iq, iv = [], [], []
     for s, qs, vs in zip(model.segments, model.q_starts, model.v_starts):
@@ -53,7 +53,7 @@ def _quaternion_columns(model: BodyModel) -> tuple[list[str], np.ndarray, np.nda
     return names, np.array(iq, dtype=int).reshape(-1, 4), np.array(iv, dtype=int).reshape(-1, 3)
 
 
-def _scalar_indices(model: BodyModel) -> tuple[np.ndarray, np.ndarray]:
+def scalar_indices(model: BodyModel) -> tuple[np.ndarray, np.ndarray]:
     """Indices in q and in v of the coordinates that differentiate plainly: root position and joint angles."""
     iq, iv = [], []
     for s, qs, vs in zip(model.segments, model.q_starts, model.v_starts):
@@ -78,7 +78,7 @@ def time_step(times: np.ndarray) -> float:
 def continuous_quaternions(model: BodyModel, q: np.ndarray) -> np.ndarray:
     """A copy of ``q`` (T, nq), each quaternion's sign chosen so that consecutive frames agree (±q: one rotation)."""
     q = np.array(q, dtype=float)
-    _, iq, _ = _quaternion_columns(model)
+    _, iq, _ = quaternion_columns(model)
     q[:, iq] = quat_continuity(q[:, iq])
     return q
 
@@ -122,10 +122,10 @@ def forward_differences(model: BodyModel, times: np.ndarray, q: np.ndarray):
     q = continuous_quaternions(model, q)
     v = np.empty((len(q) - 1, model.nv))
     a = np.empty((len(q) - 2, model.nv))
-    plain_q, plain_v = _scalar_indices(model)
+    plain_q, plain_v = scalar_indices(model)
     v[:, plain_v] = np.diff(q[:, plain_q], axis=0) / dt
     a[:, plain_v] = np.diff(v[:, plain_v], axis=0) / dt
-    names, iq, iv = _quaternion_columns(model)
+    names, iq, iv = quaternion_columns(model)
     v[:, iv], a[:, iv] = _quaternion_differences(names, q[:, iq], dt)
     return np.asarray(times, dtype=float)[:-2], q[:-2], v[:-1], a
 
@@ -152,7 +152,7 @@ def butterworth(model: BodyModel, times: np.ndarray, q: np.ndarray, cutoff: floa
         raise SolverError(f"Filtering needs more than {pad} frames; the motion has {len(q)}",
                           "filter a longer motion, or compute derivatives without a cutoff")
     filtered = filtfilt(b, a, continuous_quaternions(model, q), axis=0)
-    _, iq, _ = _quaternion_columns(model)
+    _, iq, _ = quaternion_columns(model)
     filtered[:, iq] /= np.linalg.norm(filtered[:, iq], axis=-1, keepdims=True)
     return filtered
 
