@@ -5,13 +5,18 @@ timed and reported: ``import`` (markers and force plates) -> ``calibrate``
 (the subject's body model) -> ``reconstruct`` (OTM or Lee) -> ``dynamics`` (joint
 torques and root residuals, with and without the measured plate forces) ->
 ``contact`` (ground contact estimated from the motion alone; measured plates
-are used only to judge it). Zero gravity joins here when it is built.
+are used only to judge it) -> ``zero_gravity`` (a zero-gravity variant: by
+default the captured motion on a free-floating body, or a manoeuvre of the
+subject's model; see ``solver.zerog.variant``).
 """
 
 from __future__ import annotations
 
+import platform
 import time
-from dataclasses import asdict, dataclass, field, replace
+import tomllib
+from dataclasses import asdict, dataclass, field, fields, replace
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Callable
 
@@ -21,15 +26,19 @@ from .contact import Contact, PlateComparison, compare_with_plates, estimate_con
 from .dynamics import Dynamics, inverse_dynamics, plate_forces
 from .errors import InputError
 from .io import ImportOptions, attach_plates, load_trial, quiet_standing_weight, read_grf_mot
+from .io.documents import parse_document
 from .io.trial import Trial
 from .kinematics import Motion, convergence_summary, marker_error_stats, reconstruct
 from .kinematics.lee import estimate_lee
 from .model import BodyModel, calibrate
+from .zerog import ZeroGravity, ZeroGravityOptions, zero_gravity_variant
 
 Progress = Callable[[float, str], None]
 
 GRAVITY = 9.81
-STAGES = ("import", "calibrate", "reconstruct", "dynamics", "contact")
+STAGES = ("import", "calibrate", "reconstruct", "dynamics", "contact", "zero_gravity")
+#: Options given as tables (TOML) or dotted names: the nested option objects of ``PipelineOptions``.
+NESTED = {"import": ("import_options", ImportOptions), "zero_gravity": ("zero_gravity", ZeroGravityOptions)}
 
 
 def _no_progress(fraction: float, message: str) -> None:
@@ -46,7 +55,7 @@ class PipelineOptions:
     quiet standing on force plates, else an assumed 70 kg that every report
     flags), ``static`` (a static trial of the same subject; its GRF found the
     same way), ``markerset`` (a TOML mapping for unknown marker sets), ``sex``
-    (de Leva table).
+    (de Leva table). ``zero_gravity``: which zero-gravity variant the last stage simulates.
     """
 
     import_options: ImportOptions = ImportOptions()
@@ -61,15 +70,57 @@ class PipelineOptions:
     otm_mode: str = "fast"
     tolerance: float = 1e-7
     cutoff: float | None = None
+    zero_gravity: ZeroGravityOptions = ZeroGravityOptions()
 
     def __post_init__(self):
         if self.until not in STAGES:
             raise InputError(f"Unknown pipeline stage {self.until!r}", f"use one of {', '.join(STAGES)}")
         if self.method not in ("otm", "lee"):
             raise InputError(f"Unknown reconstruction method {self.method!r}", "use 'otm' or 'lee'")
+        if self.otm_mode not in ("fast", "paper"):
+            raise InputError(f"Unknown OTM mode {self.otm_mode!r}", "use 'fast' or 'paper'")
+        for name, optional in (("mass", True), ("tolerance", False), ("cutoff", True)):
+            value = getattr(self, name)
+            if (value is None and not optional) or (value is not None and (
+                    isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0)):
+                raise InputError(f"Option {name} = {value!r} is not a positive number", f"give {name} in SI units")
 
     def runs(self, stage: str) -> bool:
         return STAGES.index(stage) <= STAGES.index(self.until)
+
+
+def options_from_dict(values: dict, base: PipelineOptions = PipelineOptions()) -> PipelineOptions:
+    """``base`` with the given fields replaced; the tables ``import`` and ``zero_gravity`` set the fields of
+    the nested ``ImportOptions`` and ``ZeroGravityOptions``."""
+    values = dict(values)
+    tables = {name: values.pop(name, {}) for name in NESTED}
+    known = {f.name for f in fields(PipelineOptions)} - {field for field, _ in NESTED.values()}
+    unknown = sorted(set(values) - known)
+    for name, (_, kind) in NESTED.items():
+        unknown += [f"{name}.{k}" for k in sorted(set(tables[name]) - {f.name for f in fields(kind)})]
+    if unknown:
+        raise InputError(f"Unknown pipeline option(s): {', '.join(unknown)}",
+                         f"use {', '.join(sorted(known))}, and "
+                         + " and ".join(f"[{name}] {', '.join(f.name for f in fields(kind))}"
+                                        for name, (_, kind) in NESTED.items()))
+    try:
+        nested = {field: replace(getattr(base, field), **tables[name]) for name, (field, _) in NESTED.items()}
+        return replace(base, **nested, **values)
+    except TypeError as error:
+        raise InputError(f"Bad pipeline options: {error}", "check the option names and values") from None
+
+
+def options_from_toml(path: str | Path, base: PipelineOptions = PipelineOptions()) -> PipelineOptions:
+    """Pipeline options from a TOML file: top-level keys are ``PipelineOptions`` fields
+    (e.g. ``until = "dynamics"``, ``mass = 61.5``), an ``[import]`` table holds ``units``, ``up_axis``,
+    ``strip_prefix``, a ``[zero_gravity]`` table ``kind``, ``momentum``, ``angle_deg`` and the rest of
+    ``ZeroGravityOptions``. Relative paths (``static``, ``markerset``, ``grf``) are taken from the file's folder."""
+    path = Path(path)
+    values = parse_document(path, tomllib.loads, "Options file", "TOML", "fix the file")
+    for key in ("static", "markerset", "grf"):
+        if isinstance(values.get(key), str) and values[key] != "auto" and not Path(values[key]).is_absolute():
+            values[key] = str(path.parent / values[key])
+    return options_from_dict(values, base)
 
 
 @dataclass
@@ -85,6 +136,7 @@ class PipelineResult:
     dynamics_with_plates: Dynamics | None = None
     contact: Contact | None = None
     plate_comparison: PlateComparison | None = None
+    zero_gravity: ZeroGravity | None = None
     timings: dict = field(default_factory=dict)
 
     @property
@@ -96,7 +148,8 @@ class PipelineResult:
 
     def report(self) -> dict:
         """A JSON-ready summary: what was read, converted and computed, and what the user should know."""
-        report = {"source": self.source, "options": _options_report(self.options), "trial": _trial_report(self.trial)}
+        report = {"source": self.source, "versions": versions(), "options": asdict(self.options),
+                  "trial": _trial_report(self.trial)}
         if self.model is not None:
             report["model"] = _model_report(self.model)
         if self.motion is not None:
@@ -107,14 +160,23 @@ class PipelineResult:
             report["contact"] = self.contact.summary()
             if self.plate_comparison is not None:
                 report["contact"]["plates"] = self.plate_comparison.summary()
+        if self.zero_gravity is not None:
+            report["zero_gravity"] = self.zero_gravity.summary()
         report["timings_s"] = dict(self.timings)
         return report
 
 
-def _options_report(options: PipelineOptions) -> dict:
-    out = asdict(options)
-    out["import_options"] = asdict(options.import_options)
-    return out
+def versions() -> dict:
+    """Mocap Dynamics (the manifest's version), Python and the solver's libraries, for reports."""
+    manifest = Path(__file__).resolve().parents[1] / "blender_manifest.toml"
+    found = {"mocap_dynamics": tomllib.loads(manifest.read_text())["version"] if manifest.is_file() else None,
+             "python": platform.python_version()}
+    for package in ("numpy", "scipy", "numba", "ezc3d"):
+        try:
+            found[package] = version(package)
+        except PackageNotFoundError:  # bundled wheels inside Blender may lack metadata
+            found[package] = getattr(__import__(package), "__version__", None)
+    return found
 
 
 def _trial_report(trial: Trial) -> dict:
@@ -274,4 +336,11 @@ def run(path: str | Path, options: PipelineOptions = PipelineOptions(), progress
             result.plate_comparison = compare_with_plates(result.contact, trial)
         timings["contact"] = time.perf_counter() - t0
         progress(1.0, f"contact explains {100 * result.contact.explained_force:.0f} % of the root force")
+    if options.runs("zero_gravity") and options.zero_gravity.kind != "none":
+        progress(0.0, f"zero gravity: {options.zero_gravity.kind.replace('_', ' ')}")
+        t0 = time.perf_counter()
+        result.zero_gravity = zero_gravity_variant(options.zero_gravity, result.model, result.motion)
+        timings["zero_gravity"] = time.perf_counter() - t0
+        angle, _ = result.zero_gravity.torso_reorientation
+        progress(1.0, f"zero gravity: {result.zero_gravity.motion.n_frames} frames, the torso turns {angle:.1f} deg")
     return result

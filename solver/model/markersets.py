@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ModelError
+from ..io.documents import parse_document
 from .templates import ANATOMY_BY_NAME, SIDES
 
 BUILTIN_DIR = Path(__file__).with_name("markersets")
@@ -101,13 +102,8 @@ def parse_markerset(data: dict, source: str) -> MarkerSet:
 def load_markerset(path: str | Path) -> MarkerSet:
     """Read a marker-set TOML file (see the module docstring for the format)."""
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ModelError(f"Marker-set file {path} does not exist", "check the path") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise ModelError(f"Marker-set file {path} is not valid TOML ({error})",
-                         "fix the file; see solver/model/markersets/cmu41.toml for an example") from None
+    data = parse_document(path, tomllib.loads, "Marker-set file", "TOML",
+                          "fix the file; see solver/model/markersets/cmu41.toml for an example", ModelError)
     return parse_markerset(data, str(path))
 
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..errors import ModelError
 from ..io.atomic import write_text
+from ..io.documents import parse_document
 from .body import BodyModel, Segment
 from .calibrate import Calibration
 
@@ -60,11 +61,5 @@ def save_model(model: BodyModel, path: str | Path) -> Path:
 
 def load_model(path: str | Path) -> BodyModel:
     """Read a model written by ``save_model``."""
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ModelError(f"Body model file {path} does not exist", "check the path") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise ModelError(f"Body model file {path} is not valid JSON ({error})", "re-create it with save_model") from None
+    data = parse_document(path, json.loads, "Body model file", "JSON", "re-create it with save_model", ModelError)
     return model_from_dict(data)

@@ -1,0 +1,198 @@
+"""The command line: the pipeline's option flags, shared by ``python -m solver``, ``scripts/process_trial.py``
+and ``scripts/batch.py`` (one parser, so they cannot drift), and ``python -m solver`` itself.
+
+    python -m solver INPUT --out DIR [--options FILE.toml] [pipeline flags]     (from the repository root)
+
+runs the pipeline on one recording, the solver alone (no Blender), and writes ``DIR/report.json`` (every
+stage's figures, and the files written), ``DIR/report.txt`` (the summary it also prints), the tables and
+the plots (``solver.results``). Flags override the values of ``--options``, which override the defaults.
+Exit codes: 0 done; 2 bad input or options (one line on stderr: what is wrong and what to do); 1 an
+unexpected error (a bug: the traceback, then one ``error:`` line).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import traceback
+from dataclasses import fields
+from pathlib import Path
+from typing import Callable, TypeVar
+
+from .errors import InputError, MocapError
+from .io import ImportOptions
+from .io.atomic import write_text
+from .io.conventions import UNIT_OVERRIDES, UP_AXES
+from .model import TEMPLATES
+from .pipeline import STAGES, PipelineOptions, options_from_dict, options_from_toml, run
+from .report import summary
+from .results import write_results
+from .zerog import KINDS as ZERO_GRAVITY_KINDS
+
+EXIT_OK, EXIT_BUG, EXIT_BAD_INPUT = 0, 1, 2
+T = TypeVar("T")
+_DEFAULT = PipelineOptions()
+
+#: Pipeline flags by group: (flag, the ``PipelineOptions`` or ``ImportOptions`` field it sets, argparse
+#: keywords, whether its value is a path). Flags that are not given are absent from the parsed namespace.
+PIPELINE_FLAGS = {
+    "pipeline": (
+        ("--options", "options", {"metavar": "FILE.toml", "help": "pipeline options from a TOML file (flags "
+                                                                  "override them)"}, True),
+        ("--until", "until", {"choices": STAGES, "help": f"last stage to run (default: {_DEFAULT.until})"}, False),
+    ),
+    "import": (
+        ("--grf", "grf", {"metavar": "FILE.mot", "help": "OpenSim .mot with the trial's ground reaction forces "
+                                                         "(default: NAME_grf.mot next to NAME.trc, if any)"}, True),
+        ("--units", "units", {"choices": UNIT_OVERRIDES, "help": "override the file's length unit"}, False),
+        ("--up-axis", "up_axis", {"choices": UP_AXES, "help": "override the file's up axis"}, False),
+        ("--keep-prefix", "strip_prefix", {"action": "store_false", "help": "keep subject prefixes in marker "
+                                                                            "labels"}, False),
+    ),
+    "body model": (
+        ("--model", "template", {"choices": sorted(TEMPLATES), "help": f"body model template (default: "
+                                                                       f"{_DEFAULT.template})"}, False),
+        ("--mass", "mass", {"type": float, "help": "subject mass in kg (default: from quiet standing on force "
+                                                   "plates, else an assumed 70 kg that the report flags)"}, False),
+        ("--static", "static", {"metavar": "FILE", "help": "static trial of the same subject for calibration "
+                                                           "(.c3d or .trc)"}, True),
+        ("--markerset", "markerset", {"metavar": "FILE.toml", "help": "TOML mapping of markers to segments, for "
+                                                                      "unknown marker sets"}, True),
+        ("--sex", "sex", {"choices": ["male", "female"], "help": f"de Leva inertia table (default: "
+                                                                 f"{_DEFAULT.sex})"}, False),
+    ),
+    "reconstruction and dynamics": (
+        ("--reconstruct", "method", {"choices": ["otm", "lee"], "help": "OTM (default) or Lee's "
+                                                                        "constraint-consistent estimation"}, False),
+        ("--otm-mode", "otm_mode", {"choices": ["fast", "paper"], "help": "OTM solver: fast (default) or the "
+                                                                          "paper's QR mode (slow)"}, False),
+        ("--tolerance", "tolerance", {"type": float, "help": f"OTM tolerance on ||Phi(q)|| (default "
+                                                             f"{_DEFAULT.tolerance:g})"}, False),
+        ("--cutoff", "cutoff", {"type": float, "metavar": "HZ", "help": "zero-lag Butterworth cutoff before "
+                                                                        "differentiating (default: the paper's "
+                                                                        "plain forward differences)"}, False),
+    ),
+    "zero gravity": (
+        ("--zero-gravity", "zero_gravity.kind", {"choices": ZERO_GRAVITY_KINDS, "help": "the zero-gravity variant "
+                                                 "(default: captured, the trial's motion on a floating body)"}, False),
+        ("--zero-g-momentum", "zero_gravity.momentum", {"choices": ["zero", "first_frames"], "help": "the captured "
+                                                        "motion's initial momentum (default: zero)"}, False),
+        ("--zero-g-angle", "zero_gravity.angle_deg", {"type": float, "metavar": "DEG", "help": "manoeuvre angle "
+                                                      "(hip flexion or sideways swing; default 60)"}, False),
+        ("--zero-g-duration", "zero_gravity.duration_s", {"type": float, "metavar": "S", "help": "duration of "
+                                                          "each manoeuvre step or ladder rung (default 1)"}, False),
+        ("--zero-g-vmax", "zero_gravity.v_max_deg_s", {"type": float, "metavar": "DEG_S", "help": "joint speed cap "
+                                                       "of the manoeuvres (default: none, the quintic)"}, False),
+    ),
+}
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line on stderr (exit code 2), like every other error."""
+
+    def error(self, message: str):
+        self.exit(EXIT_BAD_INPUT, f"error: {message}. Run {self.prog} --help for the options.\n")
+
+
+def add_pipeline_arguments(parser: argparse.ArgumentParser, *, per_trial: bool = True) -> None:
+    """Add the pipeline flags (``PIPELINE_FLAGS``) to ``parser``; ``per_trial=False`` leaves out ``--grf``
+    (one trial's forces), for commands that process many trials."""
+    for group, flags in PIPELINE_FLAGS.items():
+        arguments = parser.add_argument_group(group)
+        for flag, dest, keywords, _ in flags:
+            if per_trial or dest != "grf":
+                arguments.add_argument(flag, dest=dest, default=argparse.SUPPRESS, **keywords)
+
+
+def pipeline_options(args: argparse.Namespace) -> PipelineOptions:
+    """The ``PipelineOptions`` of parsed flags: defaults, then ``--options``, then the flags given."""
+    given = vars(args)
+    base = options_from_toml(given["options"]) if "options" in given else PipelineOptions()
+    import_fields = {f.name for f in fields(ImportOptions)}
+    values = {dest: given[dest] for _, dest, _, _ in _flags() if dest in given and dest != "options"}
+    tables = {"import": {k: values.pop(k) for k in list(values) if k in import_fields}}
+    for dest in [d for d in values if "." in d]:
+        table, name = dest.split(".")
+        tables.setdefault(table, {})[name] = values.pop(dest)
+    return options_from_dict({**values, **tables}, base)
+
+
+def pipeline_argv(args: argparse.Namespace) -> list[str]:
+    """The pipeline flags that were given, as arguments again (paths made absolute), for a child process."""
+    given, argv = vars(args), []
+    for flag, dest, keywords, is_path in _flags():
+        if dest not in given:
+            continue
+        value = given[dest]
+        if keywords.get("action") == "store_false":
+            argv += [] if value else [flag]
+        else:
+            argv += [flag, str(Path(value).resolve()) if is_path and value != "auto" else str(value)]
+    return argv
+
+
+def _flags():
+    return (flag for flags in PIPELINE_FLAGS.values() for flag in flags)
+
+
+def log(fraction: float, message: str) -> None:
+    """Progress as lines on stdout (headless runs)."""
+    print(f"[mocap_dynamics] {message}", flush=True)
+
+
+def output_folder(path: str | Path) -> Path:
+    """``path`` as a folder, created if needed; ``InputError`` when it cannot be."""
+    path = Path(path)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InputError(f"Cannot create the folder {path}: {error.strerror or error}",
+                         "give --out a folder you can write to") from error
+    return path
+
+
+def solve(path: str | Path, options: PipelineOptions, out: str | Path) -> dict:
+    """Run the pipeline on one recording; write report.json, report.txt, the tables and the plots into ``out``
+    (created); return the report."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--out {out} is a file", "give a folder for the report, tables and plots")
+    result = run(path, options, log)
+    written, notes = write_results(result, output_folder(out))
+    report = result.report()
+    report["tables"] = {"files": [str(p) for p in written], "notes": notes}
+    write_text(out / "report.json", json.dumps(report, indent=2))
+    text = summary(report)
+    write_text(out / "report.txt", text)
+    log(1.0, f"wrote report.json, report.txt and {len(written)} tables and plots to {out}"
+        + "".join(f"; {note}" for note in notes))
+    print(text, end="", flush=True)
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m solver``; returns the exit code."""
+    parser = OneLineParser(prog="python -m solver", description="Process one motion-capture trial with the "
+                                                                "solver alone (no Blender).")
+    parser.add_argument("input", help="a .c3d or .trc recording")
+    parser.add_argument("--out", required=True, metavar="DIR", help="folder for report.json, report.txt, "
+                                                                    "tables and plots (created)")
+    add_pipeline_arguments(parser)
+    args = parser.parse_args(argv)
+    return guarded(lambda: solve(args.input, pipeline_options(args), args.out))[0]
+
+
+def guarded(action: Callable[[], T]) -> tuple[int, T | None]:
+    """Run ``action`` for a command line: (exit code, its result). A ``MocapError`` is one ``error:`` line on
+    stderr (exit 2); anything else is a bug: the traceback, then one ``error:`` line (exit 1)."""
+    try:
+        return EXIT_OK, action()
+    except MocapError as error:
+        print(f"error: {error.one_line()}", file=sys.stderr)
+        return EXIT_BAD_INPUT, None
+    except Exception as error:
+        traceback.print_exc()
+        print(f"error: unexpected {type(error).__name__}: {error} (a bug: please report it with the traceback "
+              "above)", file=sys.stderr)
+        return EXIT_BUG, None

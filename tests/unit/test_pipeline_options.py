@@ -1,0 +1,67 @@
+"""Pipeline options from a TOML file: what a lab keeps next to its trials to process them all the same way."""
+
+from __future__ import annotations
+
+import pytest
+
+from mocap_dynamics.solver.errors import InputError
+from mocap_dynamics.solver.pipeline import PipelineOptions, options_from_dict, options_from_toml
+
+
+def test_toml_sets_fields_and_import_table_and_resolves_relative_paths(tmp_path):
+    (tmp_path / "options.toml").write_text('until = "dynamics"\nmass = 61.5\nstatic = "static.trc"\n'
+                                           'method = "lee"\ncutoff = 8\n[import]\nunits = "mm"\nup_axis = "y"\n')
+    options = options_from_toml(tmp_path / "options.toml")
+    assert (options.until, options.mass, options.method, options.cutoff) == ("dynamics", 61.5, "lee", 8)
+    assert options.static == str(tmp_path / "static.trc")
+    assert (options.import_options.units, options.import_options.up_axis) == ("mm", "Y")
+    assert options.import_options.strip_prefix is True and options.template == "full15"  # untouched defaults
+
+
+def test_values_override_a_base():
+    base = PipelineOptions(mass=70.0, template="brubaker12")
+    options = options_from_dict({"mass": 80.0}, base)
+    assert (options.mass, options.template) == (80.0, "brubaker12")
+
+
+@pytest.mark.parametrize("text, words", [
+    ('unknown_option = 1\n', "unknown_option"),
+    ('[import]\nbogus = true\n', "import.bogus"),
+    ('mass = "heavy"\n', "mass"),
+    ('tolerance = -1\n', "tolerance"),
+    ('until = "render"\n', "stage"),
+    ('otm_mode = "slow"\n', "OTM mode"),
+    ('[import]\nunits = "inch"\n', "units"),
+    ('mass = \n', "not valid TOML"),
+])
+def test_bad_options_name_what_is_wrong(tmp_path, text, words):
+    (tmp_path / "options.toml").write_text(text)
+    with pytest.raises(InputError) as error:
+        options_from_toml(tmp_path / "options.toml")
+    assert words.lower() in error.value.one_line().lower()
+
+
+def test_missing_file_is_an_input_error(tmp_path):
+    with pytest.raises(InputError, match="does not exist"):
+        options_from_toml(tmp_path / "missing.toml")
+
+
+def test_zero_gravity_table(tmp_path):
+    (tmp_path / "options.toml").write_text('[zero_gravity]\nkind = "sequence"\nangle_deg = 45\nv_max_deg_s = 90\n')
+    options = options_from_toml(tmp_path / "options.toml")
+    assert (options.zero_gravity.kind, options.zero_gravity.angle_deg, options.zero_gravity.v_max_deg_s) \
+        == ("sequence", 45, 90)
+    assert options.zero_gravity.duration_s == PipelineOptions().zero_gravity.duration_s
+
+
+@pytest.mark.parametrize("table, words", [
+    ('kind = "moonwalk"', "zero-gravity simulation"),
+    ('momentum = "some"', "initial momentum"),
+    ('duration_s = 0', "positive"),
+    ('spin = 1', "zero_gravity.spin"),
+])
+def test_bad_zero_gravity_options(tmp_path, table, words):
+    (tmp_path / "options.toml").write_text(f"[zero_gravity]\n{table}\n")
+    with pytest.raises(InputError) as error:
+        options_from_toml(tmp_path / "options.toml")
+    assert words.lower() in error.value.one_line().lower()
