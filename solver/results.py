@@ -1,8 +1,11 @@
-"""Write a pipeline result's tables and plots into a folder (the CLI's ``--tables`` and the sidebar's Export).
+"""Write a pipeline result's tables and plots into a folder (``python -m solver``, the CLI's ``--tables``, the
+batch and the sidebar's Export).
 
 - ``<name>_angles.mot`` / ``.csv``: clinical joint angles [deg] (OpenSim motion file)
 - ``<name>_torques.sto`` / ``.csv``: joint torques and root residuals (OpenSim storage file)
-- ``<name>_marker_errors.png``: the marker-error boxplot (Ausejo et al. Fig. 2), when matplotlib is installed
+- PNG plots, each when its data exists and matplotlib is installed (``solver.plots``):
+  ``<name>_marker_errors.png`` (Ausejo et al. Fig. 2), ``<name>_convergence.png`` (OTM per frame),
+  ``<name>_torques.png`` (main joints), ``<name>_grf.png`` (estimated vs measured ground reaction force)
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from .errors import SolverError
 from .io import Table, write_table
 from .kinematics import joint_angles, plot_marker_errors
 from .kinematics.motion import Motion
+from .plots import check_matplotlib, plot_convergence, plot_grf, plot_joint_torques
 
 
 def angles_table(motion: Motion) -> Table:
@@ -32,17 +36,51 @@ def write_results(result, folder: str | Path) -> tuple[list[Path], list[str]]:
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     name = Path(result.source).stem
-    written, notes = [], []
+    written = []
     if result.motion is not None:
         table = angles_table(result.motion)
         written += [write_table(table, folder / f"{name}_angles{suffix}") for suffix in (".mot", ".csv")]
-        try:
-            written.append(plot_marker_errors(result.motion, folder / f"{name}_marker_errors.png",
-                                              title=f"{name}: marker distance errors"))
-        except SolverError as error:  # no matplotlib (e.g. inside Blender): the tables are still written
-            notes.append(f"marker-error plot not written: {error.one_line()}")
     dynamics = result.best_dynamics
     if dynamics is not None:
         table = dynamics_table(dynamics)
         written += [write_table(table, folder / f"{name}_torques{suffix}") for suffix in (".sto", ".csv")]
+    plots, notes = write_plots(result, folder, name)
+    return written + plots, notes
+
+
+def write_plots(result, folder: Path, name: str) -> tuple[list[Path], list[str]]:
+    """The plots whose data the result has, as ``folder/<name>_<plot>.png``; notes say what was skipped and why."""
+    try:
+        check_matplotlib()
+    except SolverError as error:  # no matplotlib (e.g. inside Blender): the tables are still written
+        return [], [f"plots not written: {error.one_line()}"]
+    written, notes = [], []
+    for plot, draw, missing in _plots(result, name):
+        if missing:
+            notes.append(f"{plot} plot not written: {missing}")
+            continue
+        try:
+            written.append(draw(folder / f"{name}_{plot}.png"))
+        except SolverError as error:
+            notes.append(f"{plot} plot not written: {error.one_line()}")
+    if result.contact is not None and result.plate_comparison is None:
+        notes.append("grf plot shows the estimate only: the trial has no force plates")
     return written, notes
+
+
+def _plots(result, name: str):
+    """(plot, draw(path), why it cannot be drawn or None) for each plot of a report."""
+    motion, dynamics, contact = result.motion, result.best_dynamics, result.contact
+
+    def stopped(stage: str) -> str | None:
+        return None if result.options.runs(stage) else f"the {stage} stage was not run (the run stopped after " \
+                                                         f"{result.options.until})"
+
+    yield ("marker_errors", lambda path: plot_marker_errors(motion, path, title=f"{name}: marker distance errors"),
+           stopped("reconstruct") or (motion.marker_errors is None and f"the {motion.method} motion has no marker "
+                                                                        "errors"))
+    yield ("convergence", lambda path: plot_convergence(motion, path, title=name),
+           stopped("reconstruct") or (motion.method != "otm" and f"the motion was reconstructed by {motion.method}, "
+                                                                 "not frame by frame by OTM"))
+    yield ("torques", lambda path: plot_joint_torques(dynamics, path, title=name), stopped("dynamics"))
+    yield ("grf", lambda path: plot_grf(contact, result.plate_comparison, path, title=name), stopped("contact"))

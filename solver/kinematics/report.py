@@ -9,11 +9,12 @@ Tukey's: quartiles, whiskers at the most extreme errors within 1.5 interquartile
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from ..errors import SolverError
-from ..io.atomic import atomic_path
+from ..plots import new_figure, save_figure
 from .motion import Motion
 
 
@@ -101,22 +102,14 @@ def _box(values: np.ndarray) -> tuple:
     return len(values), median, q1, q3, inside.min(), inside.max(), values.max()
 
 
-def plot_marker_errors(motion: Motion, path, title: str | None = None):
+def plot_marker_errors(motion: Motion, path, title: str | None = None) -> Path:
     """Boxplot of the marker distance errors [mm] per marker (the paper's Fig. 2) as a PNG at ``path``.
 
-    Needs matplotlib (in the development environment, not in Blender's); the file is written whole
-    or not at all. Returns the path."""
-    try:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-    except ImportError as error:
-        raise SolverError("Plotting marker errors needs matplotlib, which is not installed here",
-                          "install matplotlib (pip install matplotlib) or use marker_error_stats for the numbers"
-                          ) from error
+    Needs matplotlib (in the development environment, not in Blender's: ``SolverError`` without it); the
+    file is written whole or not at all. Returns the path."""
     errors = _errors(motion)
     data = [1000 * column[np.isfinite(column)] for column in errors.T]
-    figure = Figure(figsize=(max(6.0, 0.25 * len(data) + 1.5), 4.5), dpi=120)
-    FigureCanvasAgg(figure)
+    figure = new_figure(max(6.0, 0.25 * len(data) + 1.5), 4.5)
     axes = figure.add_subplot()
     axes.boxplot(data, whis=1.5, sym=".", widths=0.6)
     axes.set_xticks(range(1, len(data) + 1), motion.marker_labels, rotation=90, fontsize=7)
@@ -124,7 +117,4 @@ def plot_marker_errors(motion: Motion, path, title: str | None = None):
     axes.set_title(title or f"Marker distance errors ({motion.info.get('mode', motion.method)}, "
                             f"RMS {1000 * marker_rms(motion):.1f} mm)")
     axes.grid(axis="y", alpha=0.3)
-    figure.tight_layout()
-    with atomic_path(path, suffix=".png") as temporary:
-        figure.savefig(temporary, format="png")
-    return path
+    return save_figure(figure, path)

@@ -1,0 +1,289 @@
+"""Many trials at once: every recording in a folder (or in a list), each through the one pipeline into
+``OUT/<trial>/``, in parallel on this machine or on a Dask cluster, and a summary across the trials.
+
+    scripts/batch.py SOURCE... --out OUT [--recursive] [--jobs N | --scheduler tcp://host:port] [--blend]
+                     [--timeout S] [pipeline flags]
+
+A SOURCE is a folder (its .c3d and .trc files; ``--recursive``: also those in subfolders), a recording, or
+a text file listing recordings, one per line (``#`` comments; relative paths from the list's folder).
+
+Each trial runs as a process of its own: ``python -m solver`` (report.json, report.txt, tables and plots;
+``solver.cli``) or, with ``--blend``, ``scripts/process_trial.py`` (the same and a .blend). A trial that
+fails in any way (a bad file, a bug, a crash in compiled code, a timeout) ends its own process and nothing
+else, and no project code has to be sent to the workers; the price is the interpreter start and the imports,
+about 1.7 s a trial on the 2-core development machine.
+
+Where trials run: by default a pool of ``--jobs`` threads on this machine, each waiting on one trial's
+process; with ``--scheduler`` the workers of that Dask distributed scheduler (``Client.get_executor``). It is
+one code path: both are ``concurrent.futures`` executors running the same ``subprocess.run`` task (a Dask
+``LocalCluster`` as the local default would add Dask's start-up and a dependency the Blender extension does
+not bundle, for nothing the thread pool lacks). Dask workers need the repository and this Python
+environment at the same paths as here, and the inputs and ``OUT`` on a shared file system; ``--jobs`` does
+not apply (the workers' threads set the parallelism).
+
+Per trial: ``ok`` (exit 0), ``failed`` (exit 2, bad input: the message is the one line the CLI printed) or
+``error`` (exit 1, a crash, a timeout, or no process could be started). Its stdout and stderr are kept in
+``OUT/<trial>/log.txt``. ``OUT/summary.csv`` (``COLUMNS``) is rewritten atomically as trials finish; at the
+end ``OUT/root_force_distribution.png`` shows the root residual force across trials (Brubaker et al. 2009,
+Fig. 6). Exit codes: 0 every trial ok; 3 some trials failed (see the summary); 2 bad arguments (one line on
+stderr); 1 an unexpected error of the batch itself.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+
+from .cli import EXIT_BAD_INPUT, EXIT_OK, OneLineParser, add_pipeline_arguments, guarded, output_folder, \
+    pipeline_argv, pipeline_options
+from .errors import InputError, SolverError
+from .io.atomic import write_text
+from .plots import plot_root_force_distribution
+
+EXIT_SOME_FAILED = 3
+ROOT = Path(__file__).resolve().parent.parent
+SUFFIXES = (".c3d", ".trc")
+#: Seconds to wait for a Dask scheduler to answer.
+CONNECT_TIMEOUT = 10
+#: The summary's columns: figures from each trial's report.json (empty where the trial has none).
+COLUMNS = ("trial", "status", "message", "input", "frames", "mass_kg", "marker_rms_mm", "converged_percent",
+           "root_force_no_contact_percent_bw", "root_force_with_plates_percent_bw", "explained_force_percent",
+           "root_force_with_contact_percent_bw", "plate_rmse_vertical_percent_bw", "plate_correlation_vertical",
+           "import_s", "calibrate_s", "reconstruct_s", "dynamics_s", "contact_s", "pipeline_s")
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One recording of the batch and the folder its outputs go to."""
+
+    path: Path
+    name: str
+    folder: Path
+
+
+def find_trials(sources: list[str | Path], recursive: bool = False) -> list[Path]:
+    """The recordings (absolute paths, each once, in order) named by folders, files and lists of files."""
+    found = []
+    for source in map(Path, sources):
+        if source.is_dir():
+            files = source.rglob("*") if recursive else source.iterdir()
+            found += sorted(p for p in files if p.is_file() and p.suffix.lower() in SUFFIXES)
+        elif source.suffix.lower() in SUFFIXES:
+            found.append(source)  # even if missing: reported as that trial's failure
+        elif source.is_file():
+            found += [source.parent / line for line in _list_lines(source)]
+        else:
+            raise InputError(f"{source} is neither a folder, a .c3d or .trc recording, nor a list of recordings",
+                             "give folders, recordings, or text files with one recording per line")
+    trials = list(dict.fromkeys(p.resolve() for p in found))
+    if not trials:
+        raise InputError(f"No .c3d or .trc recordings in {', '.join(map(str, sources))}",
+                         "check the paths" + ("" if recursive else ", or add --recursive to look into subfolders"))
+    return trials
+
+
+def _list_lines(path: Path) -> list[str]:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(f"Cannot read the list of trials {path} ({error})", "give a UTF-8 text file with one "
+                                                                            "recording per line") from None
+    return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+
+
+def trial_names(paths: list[Path]) -> list[str]:
+    """Output folder names: the file name without its suffix; where trials share one, their path from the
+    common folder, suffix included, with separators and dots as ``_`` (``s1/walk.c3d`` -> ``s1_walk_c3d``)."""
+    stems = Counter(p.stem for p in paths)
+    common = Path(os.path.commonpath([p.parent for p in paths]))
+    names = [p.stem if stems[p.stem] == 1 else "_".join(p.relative_to(common).parts).replace(".", "_")
+             for p in paths]
+    seen = Counter()
+    for i, name in enumerate(names):  # what is left (a/b_c.trc and a_b/c.trc): numbered
+        seen[name] += 1
+        names[i] = name if seen[name] == 1 else f"{name}_{seen[name]}"
+    return names
+
+
+def trial_command(trial: Trial, argv: list[str], blend: bool) -> list[str]:
+    """The command that processes one trial into its folder."""
+    if blend:
+        return [sys.executable, str(ROOT / "scripts" / "process_trial.py"), str(trial.path),
+                "--out", str(trial.folder / f"{trial.name}.blend"), "--report", str(trial.folder / "report.json"),
+                "--tables", str(trial.folder), *argv]
+    return [sys.executable, "-m", "solver", str(trial.path), "--out", str(trial.folder), *argv]
+
+
+@contextmanager
+def executor(jobs: int, scheduler: str | None):
+    """Where the trials run: ``jobs`` local threads, or the workers of the Dask scheduler at ``scheduler``."""
+    if scheduler is None:
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            yield pool
+        return
+    try:
+        from distributed import Client
+    except ImportError as error:
+        raise InputError("--scheduler needs Dask distributed, which is not installed here",
+                         "pip install -r requirements/dev.txt, or leave out --scheduler to run on this machine"
+                         ) from error
+    try:
+        client = Client(scheduler, timeout=CONNECT_TIMEOUT)
+    except (OSError, TimeoutError, ValueError) as error:
+        raise InputError(f"Cannot reach the Dask scheduler at {scheduler} ({error})",
+                         "start it (dask scheduler) and its workers (dask worker ADDRESS), check the address, "
+                         "or leave out --scheduler to run on this machine") from None
+    with client:
+        yield client.get_executor(pure=False)
+
+
+def run_batch(paths: list[Path], out: str | Path, argv: list[str] = (), *, jobs: int = 1,
+              scheduler: str | None = None, blend: bool = False, timeout: float | None = None,
+              progress=print) -> list[dict]:
+    """Process every recording into ``out/<trial name>/`` (``argv``: pipeline flags, see ``cli``); write the
+    summary as trials finish and the root-force plot at the end; return the summary rows, in input order."""
+    out = Path(out).resolve()
+    trials = [Trial(path, name, out / name) for path, name in zip(paths, trial_names(paths))]
+    rows = {}
+    with executor(jobs, scheduler) as pool:
+        for trial in trials:
+            output_folder(trial.folder)
+        futures = {pool.submit(partial(subprocess.run, trial_command(trial, list(argv), blend), cwd=str(ROOT),
+                                       capture_output=True, text=True, timeout=timeout)): trial for trial in trials}
+        for future in as_completed(futures):
+            trial = futures[future]
+            rows[trial.name] = summary_row(trial, future)
+            write_summary([rows[t.name] for t in trials if t.name in rows], out)
+            row = rows[trial.name]
+            progress(f"[batch] {len(rows)}/{len(trials)} {trial.name}: {row['status']}"
+                     + (f": {row['message']}" if row["message"] else ""))
+    rows = [rows[t.name] for t in trials]
+    try:
+        plot_distribution(rows, out / "root_force_distribution.png")
+    except SolverError as error:
+        progress(f"[batch] root force distribution not plotted: {error.one_line()}")
+    return rows
+
+
+def summary_row(trial: Trial, future) -> dict:
+    """One trial's line of the summary, from its process's exit code, stderr and report.json."""
+    row = dict.fromkeys(COLUMNS, None) | {"trial": trial.name, "input": str(trial.path), "message": ""}
+    try:
+        done = future.result()
+    except subprocess.TimeoutExpired as error:
+        row.update(status="error", message=f"timed out after {error.timeout:g} s")
+        return row
+    except Exception as error:  # the process could not start (e.g. no such Python on a Dask worker)
+        row.update(status="error", message=f"could not run: {type(error).__name__}: {error}")
+        return row
+    write_text(trial.folder / "log.txt", f"$ {' '.join(done.args)}\n{done.stdout}\n--- stderr ---\n{done.stderr}")
+    errors = [line[len("error: "):] for line in done.stderr.splitlines() if line.startswith("error: ")]
+    if done.returncode == EXIT_OK:
+        row["status"] = "ok"
+    elif done.returncode == EXIT_BAD_INPUT:
+        row.update(status="failed", message=errors[-1] if errors else "bad input (see log.txt)")
+    else:
+        last = errors[-1] if errors else (done.stderr.strip().splitlines() or ["no message"])[-1]
+        row.update(status="error", message=f"exit code {done.returncode}: {last}")
+    report = trial.folder / "report.json"
+    if row["status"] == "ok" and report.is_file():
+        row.update(report_figures(json.loads(report.read_text(encoding="utf-8"))))
+    return row
+
+
+def report_figures(report: dict) -> dict:
+    """The summary's figures from one report.json (see ``COLUMNS``)."""
+    def get(*keys):
+        value = report
+        for key in keys:
+            value = value.get(key) if isinstance(value, dict) else None
+        return value
+
+    without = get("dynamics", "without_external_forces", "root_force_mean_percent_bw")
+    explained = get("contact", "explained_force")
+    rms = get("reconstruction", "marker_rms_m")
+    timings = report.get("timings_s", {})
+    return {"frames": get("trial", "frames"), "mass_kg": get("model", "mass_kg"),
+            "marker_rms_mm": None if rms is None else 1000.0 * rms,
+            "converged_percent": get("reconstruction", "converged_percent"),
+            "root_force_no_contact_percent_bw": without,
+            "root_force_with_plates_percent_bw": get("dynamics", "with_measured_plates", "root_force_mean_percent_bw"),
+            "explained_force_percent": None if explained is None else 100.0 * explained,
+            "root_force_with_contact_percent_bw": None if None in (without, explained) else without * (1 - explained),
+            "plate_rmse_vertical_percent_bw": get("contact", "plates", "rmse_vertical_bw_percent"),
+            "plate_correlation_vertical": get("contact", "plates", "correlation_vertical"),
+            **{f"{stage}_s": timings.get(stage) for stage in ("import", "calibrate", "reconstruct", "dynamics",
+                                                               "contact")},
+            "pipeline_s": sum(timings.values()) if timings else None}
+
+
+def write_summary(rows: list[dict], out: Path) -> Path:
+    """``out/summary.csv``, written atomically."""
+    text = io.StringIO()
+    writer = csv.DictWriter(text, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: "" if v is None else f"{v:.6g}" if isinstance(v, float) else v for k, v in row.items()})
+    return write_text(out / "summary.csv", text.getvalue())
+
+
+def plot_distribution(rows: list[dict], path: Path) -> Path:
+    """Brubaker Fig. 6 over the batch (``plots.plot_root_force_distribution``)."""
+    def column(name: str) -> np.ndarray:
+        return np.array([np.nan if r[name] is None else r[name] for r in rows], float)
+
+    without = column("root_force_no_contact_percent_bw")
+    if not np.isfinite(without).any():
+        raise SolverError("No trial reached the dynamics stage", "see the summary for what failed")
+    return plot_root_force_distribution(without, column("root_force_with_plates_percent_bw"),
+                                        100.0 - column("explained_force_percent"), path,
+                                        title=f"{np.isfinite(without).sum()} trials")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``scripts/batch.py``; returns the exit code (module docstring)."""
+    parser = OneLineParser(prog="batch.py", description="Process many motion-capture trials in parallel, "
+                                                        "on this machine or a Dask cluster.")
+    parser.add_argument("sources", nargs="+", metavar="SOURCE", help="folders, .c3d/.trc recordings, or text "
+                                                                    "files listing recordings")
+    parser.add_argument("--out", required=True, metavar="OUT", help="output folder: OUT/<trial>/, summary.csv")
+    parser.add_argument("--recursive", action="store_true", help="also take recordings in subfolders")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                        help="trials at once on this machine (default: the number of CPUs)")
+    parser.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on this Dask distributed cluster")
+    parser.add_argument("--blend", action="store_true", help="also write OUT/<trial>/<trial>.blend "
+                                                             "(scripts/process_trial.py, needs bpy)")
+    parser.add_argument("--timeout", type=float, metavar="S", help="give up on a trial after S seconds")
+    add_pipeline_arguments(parser, per_trial=False)
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+
+    def batch() -> list[dict]:
+        if args.jobs < 1:
+            raise InputError(f"--jobs {args.jobs} is not a positive number", "give --jobs 1 or more")
+        pipeline_options(args)  # bad options stop the batch before any trial starts
+        return run_batch(find_trials(args.sources, args.recursive), args.out, pipeline_argv(args), jobs=args.jobs,
+                         scheduler=args.scheduler, blend=args.blend, timeout=args.timeout)
+
+    code, rows = guarded(batch)
+    if code != EXIT_OK:
+        return code
+    bad = [r for r in rows if r["status"] != "ok"]
+    print(f"[batch] {len(rows) - len(bad)}/{len(rows)} trials ok in {time.perf_counter() - started:.1f} s; "
+          f"summary: {Path(args.out) / 'summary.csv'}")
+    for row in bad:
+        print(f"[batch]   {row['trial']}: {row['status']}: {row['message']}")
+    return EXIT_SOME_FAILED if bad else EXIT_OK

@@ -1,0 +1,232 @@
+"""Figures written next to a report: ground reaction forces, joint torques, reconstruction convergence, and
+the root residual force across a batch of trials (Brubaker et al. 2009, Fig. 6).
+
+Colours match the Blender visuals (``addon/materials.py``, linear RGB there, sRGB here): measured forces
+orange, estimated ones green, root residuals red. Figures are drawn by matplotlib's Agg canvas without
+pyplot (no global state, so worker threads may draw at once) and written atomically. matplotlib is not
+bundled with the Blender extension: every function raises ``SolverError`` when it is missing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .errors import SolverError
+from .io.atomic import atomic_path
+
+#: Linear RGB, as ``addon/materials.py`` COLOURS.
+LINEAR_COLOURS = {"force_measured": (1.0, 0.35, 0.02), "force_estimated": (0.1, 0.8, 0.1),
+                  "force_residual": (0.85, 0.05, 0.1)}
+#: Main joints for the torque plot: (joint, the segment it moves; ``_l``/``_r`` appended).
+MAIN_JOINTS = (("hip", "thigh"), ("knee", "shank"), ("ankle", "foot"), ("shoulder", "upper_arm"),
+               ("elbow", "forearm"))
+SIDES = (("l", "left", "tab:blue"), ("r", "right", "tab:purple"))
+DPI = 110
+#: Bin width of the batch histograms [%].
+HISTOGRAM_BIN = 5.0
+
+
+def srgb(kind: str) -> tuple[float, float, float]:
+    """The sRGB colour matplotlib needs to show what Blender shows for the linear colour of ``kind``."""
+    linear = np.asarray(LINEAR_COLOURS[kind])
+    encoded = np.where(linear <= 0.0031308, 12.92 * linear, 1.055 * linear ** (1 / 2.4) - 0.055)
+    return tuple(float(c) for c in encoded)
+
+
+def check_matplotlib() -> None:
+    """Raise ``SolverError`` when matplotlib is not installed (as inside Blender)."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError as error:
+        raise SolverError("Plotting needs matplotlib, which is not installed here (the Blender extension does "
+                          "not bundle it)", "install matplotlib (pip install matplotlib); the tables and the "
+                                            "JSON report carry the numbers") from error
+
+
+def new_figure(width: float, height: float):
+    """An empty matplotlib ``Figure`` on the Agg canvas (constrained layout); ``SolverError`` without matplotlib."""
+    check_matplotlib()
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(width, height), dpi=DPI, layout="constrained")
+    FigureCanvasAgg(figure)
+    return figure
+
+
+def save_figure(figure, path: str | Path) -> Path:
+    """Write ``figure`` as a PNG at ``path``, whole or not at all."""
+    with atomic_path(path, suffix=".png") as temporary:
+        figure.savefig(temporary, format="png")
+    return Path(path)
+
+
+def _percent_axis(axes, weight: float, label: bool) -> None:
+    """A right-hand axis in % body weight for an axis in newtons."""
+    secondary = axes.secondary_yaxis("right", functions=(lambda n: 100.0 * n / weight, lambda p: p * weight / 100.0))
+    if label:
+        secondary.set_ylabel("% body weight")
+
+
+def _shade(axes, times: np.ndarray, where: np.ndarray, label: str | None = None) -> None:
+    axes.fill_between(times, 0, 1, where=where, transform=axes.get_xaxis_transform(), color="0.9", zorder=0,
+                      step="mid", label=label)
+
+
+def _forward(contact) -> np.ndarray:
+    """The direction of travel of the root (as ``contact.compare``), +X when the root hardly moves."""
+    travel = contact.dynamics.root_origin[-1, :2] - contact.dynamics.root_origin[0, :2]
+    return np.r_[travel / np.linalg.norm(travel), 0.0] if np.linalg.norm(travel) > 0.1 else np.array([1.0, 0, 0])
+
+
+def plot_grf(contact, comparison, path: str | Path, *, title: str = "") -> Path:
+    """Ground reaction forces over time: estimated from the motion (``Contact``, green) and, given a
+    ``PlateComparison``, measured by the force plates (orange). One column per foot and one for the total;
+    vertical on top, horizontal below (anteroposterior solid, mediolateral dashed), in N with % body weight
+    on the right. A foot's measured force is that of the plates whose contacts were matched to it
+    (``comparison.events``; a plate matched to both feet counts in the total only); frames the comparison
+    leaves out (a loaded foot off the plates) are shaded."""
+    times = contact.times
+    weight = contact.model.total_mass * float(np.linalg.norm(contact.dynamics.gravity))
+    forward = comparison.forward if comparison is not None else _forward(contact)
+    left = np.cross([0.0, 0.0, 1.0], forward)
+    columns = []
+    for f, foot in enumerate(contact.feet):
+        measured = None
+        if comparison is not None:
+            plates = {e.plate for e in comparison.events if e.foot == f} - \
+                     {e.plate for e in comparison.events if e.foot != f}
+            measured = comparison.measured_plates[:, sorted(plates)].sum(axis=1)
+        columns.append((foot, contact.foot_force[:, f], measured))
+    columns.append(("total", contact.total_force, None if comparison is None else comparison.measured))
+    figure = new_figure(3.6 * len(columns) + 0.6, 6.2)
+    axes = figure.subplots(2, len(columns), sharex=True, sharey="row", squeeze=False)
+    for c, (name, estimated, measured) in enumerate(columns):
+        top, bottom = axes[0, c], axes[1, c]
+        for force, kind, label in ((estimated, "force_estimated", "estimated from motion"),
+                                   (measured, "force_measured", "force plates")):
+            if force is None:
+                continue
+            top.plot(times, force[:, 2], color=srgb(kind), label=label)
+            bottom.plot(times, force @ forward, color=srgb(kind), label=f"{label}, anteroposterior")
+            bottom.plot(times, force @ left, color=srgb(kind), linestyle="--", linewidth=1.0,
+                        label=f"{label}, mediolateral")
+        top.set_title(name)
+        bottom.set_xlabel("time [s]")
+        for ax in (top, bottom):
+            ax.grid(alpha=0.3)
+            if comparison is not None:
+                _shade(ax, times, ~comparison.covered, "not compared" if (ax is top and c == 0) else None)
+        _percent_axis(top, weight, c == len(columns) - 1)
+        _percent_axis(bottom, weight, c == len(columns) - 1)
+    axes[0, 0].set_ylabel("vertical GRF [N]")
+    axes[1, 0].set_ylabel("horizontal GRF [N]")
+    axes[0, 0].legend(fontsize=7, loc="upper left")
+    axes[1, 0].legend(fontsize=7, loc="upper left")
+    summary = "no force plates: estimate only" if comparison is None else (
+        f"vertical RMSE {comparison.rmse_vertical:.1f} % BW, r = {comparison.correlation_vertical:.2f}; "
+        f"horizontal RMSE {comparison.rmse_horizontal:.1f} % BW")
+    figure.suptitle((f"{title}\n" if title else "") + f"ground reaction force ({summary})", fontsize=9)
+    return save_figure(figure, path)
+
+
+def plot_joint_torques(dynamics, path: str | Path, *, title: str = "") -> Path:
+    """|joint torque| [N·m] over time at the main joints (``MAIN_JOINTS``), left and right: the quantity the
+    torque disks' radius shows in Blender (magnitude, so ball, universal and hinge joints compare)."""
+    model = dynamics.model
+    present = []
+    for joint, segment in MAIN_JOINTS:
+        sides = [(label, colour, model.index(f"{segment}_{side}")) for side, label, colour in SIDES
+                 if f"{segment}_{side}" in model.names]
+        sides = [(label, colour, k) for label, colour, k in sides if model.segments[k].joint != "weld"]
+        if sides:
+            present.append((joint, sides))
+    if not present:
+        raise SolverError(f"The body model has none of the main joints ({', '.join(j for j, _ in MAIN_JOINTS)})",
+                          "use a built-in template (full15, brubaker12) for the torque plot")
+    magnitude = np.linalg.norm(dynamics.joint_torque_world, axis=-1)
+    figure = new_figure(7.5, 1.7 * len(present) + 0.8)
+    axes = figure.subplots(len(present), 1, sharex=True, squeeze=False)[:, 0]
+    for ax, (joint, sides) in zip(axes, present):
+        for label, colour, k in sides:
+            ax.plot(dynamics.times, magnitude[:, k], color=colour, label=label)
+        ax.set_ylabel(f"{joint} [N·m]")
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=7, loc="upper right")
+    axes[-1].set_xlabel("time [s]")
+    external = "no external forces" if dynamics.external is None else "with external forces"
+    figure.suptitle((f"{title}\n" if title else "") + f"joint torque magnitude ({external})", fontsize=9)
+    return save_figure(figure, path)
+
+
+def plot_convergence(motion, path: str | Path, *, title: str = "") -> Path:
+    """OTM per frame, what Ausejo et al. tabulate (Tables 1-4): iterations (top) and the constraint norm
+    ||Φ(q)||₂ (bottom, log scale, the tolerance dashed); frames that did not converge are shaded red."""
+    iterations, norm, converged = motion.iterations, motion.constraint_norm, motion.converged
+    if motion.method != "otm" or iterations is None or norm is None or converged is None:
+        raise SolverError(f"This motion ({motion.method}) has no per-frame OTM convergence record",
+                          "plot the convergence of a motion from solver.kinematics.reconstruct")
+    times = motion.times
+    figure = new_figure(7.5, 4.6)
+    top, bottom = figure.subplots(2, 1, sharex=True)
+    top.step(times, iterations, where="mid", color="0.2")
+    top.set_ylabel("iterations")
+    bottom.semilogy(times, np.maximum(norm, 1e-18), color="0.2", label="||Φ(q)||₂")
+    tolerance = motion.info.get("tolerance")
+    if tolerance:
+        bottom.axhline(tolerance, color="0.4", linestyle="--", linewidth=1.0, label=f"tolerance {tolerance:g}")
+    bottom.set_ylabel("constraint norm")
+    bottom.set_xlabel("time [s]")
+    failed = ~np.asarray(converged, bool)
+    for ax in (top, bottom):
+        ax.fill_between(times, 0, 1, where=failed, transform=ax.get_xaxis_transform(), color=srgb("force_residual"),
+                        alpha=0.25, step="mid", label="not converged" if ax is bottom and failed.any() else None)
+        ax.grid(alpha=0.3)
+    bottom.legend(fontsize=7, loc="upper right")
+    figure.suptitle((f"{title}\n" if title else "") + f"OTM ({motion.info.get('mode', '')}): "
+                    f"{int((~failed).sum())}/{len(failed)} frames converged", fontsize=9)
+    return save_figure(figure, path)
+
+
+def _bins(values: np.ndarray, width: float) -> np.ndarray:
+    """Histogram bin edges ``width`` apart on multiples of ``width``, covering the finite ``values``."""
+    values = values[np.isfinite(values)]
+    if not len(values):
+        return np.array([0.0, width])
+    return width * np.arange(np.floor(values.min() / width), np.floor(values.max() / width) + 2)
+
+
+def plot_root_force_distribution(without: np.ndarray, with_plates: np.ndarray, unexplained: np.ndarray,
+                                 path: str | Path, *, title: str = "") -> Path:
+    """Brubaker et al. Fig. 6 over a batch of trials. Left: the distribution of each trial's mean root
+    force magnitude per frame [% body weight] without external forces (red) and, where the trial has
+    plates, with the measured plate forces (orange). Right: the fraction of the root force the contact
+    model does *not* explain [%] (green). NaN entries (trials without that figure) are left out."""
+    without, with_plates, unexplained = (np.asarray(a, float) for a in (without, with_plates, unexplained))
+    figure = new_figure(10.0, 4.0)
+    left, right = figure.subplots(1, 2)
+    bins = _bins(np.concatenate([without, with_plates]), HISTOGRAM_BIN)
+    for values, kind, label in ((without, "force_residual", "no external forces"),
+                                (with_plates, "force_measured", "with measured plates")):
+        values = values[np.isfinite(values)]
+        if len(values):
+            left.hist(values, bins=bins, color=srgb(kind), alpha=0.6, label=f"{label} ({len(values)} trials)")
+    left.set_xlabel("mean root force per frame [% body weight]")
+    left.set_ylabel("trials")
+    left.legend(fontsize=7)
+    values = unexplained[np.isfinite(unexplained)]
+    if len(values):
+        right.hist(values, bins=_bins(values, HISTOGRAM_BIN), color=srgb("force_estimated"), alpha=0.8,
+                   label=f"contact model ({len(values)} trials)")
+        right.legend(fontsize=7)
+    right.set_xlabel("root force not explained by the contact model [%]")
+    from matplotlib.ticker import MaxNLocator
+
+    for ax in (left, right):
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.grid(alpha=0.3)
+    figure.suptitle((f"{title}\n" if title else "") + "root residual force across trials "
+                    "(cf. Brubaker et al. 2009, Fig. 6)", fontsize=9)
+    return save_figure(figure, path)

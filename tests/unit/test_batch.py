@@ -1,0 +1,129 @@
+"""scripts/batch.py over a folder with good and corrupt recordings: on this machine and on a Dask cluster."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mocap_dynamics.solver.batch import find_trials, trial_names
+from mocap_dynamics.solver.errors import InputError
+from mocap_dynamics.solver.sample import MASS, write_sample
+
+ROOT = Path(__file__).resolve().parents[2]
+CORRUPT = b"C3D?" + bytes(range(256)) * 8
+
+
+def batch(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "scripts" / "batch.py"), *map(str, args)],
+                          capture_output=True, text=True, timeout=900)
+
+
+def summary(out: Path) -> dict:
+    with open(out / "summary.csv", newline="") as f:
+        return {row["trial"]: row for row in csv.DictReader(f)}
+
+
+@pytest.fixture(scope="module")
+def trials(tmp_path_factory):
+    """Two good trials (the sample walk as C3D with plates and as TRC without) and a corrupt C3D."""
+    folder = tmp_path_factory.mktemp("trials")
+    write_sample(folder)
+    (folder / "corrupt.c3d").write_bytes(CORRUPT)
+    (folder / "notes.txt").write_text("not a recording")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def local_run(trials, tmp_path_factory):
+    out = tmp_path_factory.mktemp("batch") / "out"
+    return batch(trials, "--out", out, "--jobs", "2", "--mass", MASS), out
+
+
+def test_a_corrupt_file_is_reported_and_does_not_stop_the_batch(local_run):
+    done, out = local_run
+    assert done.returncode == 3, done.stdout + done.stderr
+    rows = summary(out)
+    assert set(rows) == {"sample_walk_c3d", "sample_walk_trc", "corrupt"}
+    assert rows["corrupt"]["status"] == "failed"
+    assert "corrupt.c3d" in rows["corrupt"]["message"] and "\n" not in rows["corrupt"]["message"]
+    assert "corrupt: failed: corrupt.c3d" in done.stdout
+    assert (out / "corrupt" / "log.txt").is_file() and not (out / "corrupt" / "report.json").exists()
+
+
+def test_good_trials_have_their_outputs_and_figures(local_run):
+    _, out = local_run
+    rows = summary(out)
+    for name in ("sample_walk_c3d", "sample_walk_trc"):
+        row = rows[name]
+        assert row["status"] == "ok" and row["message"] == ""
+        report = json.loads((out / name / "report.json").read_text())
+        assert int(row["frames"]) == report["trial"]["frames"] == 300
+        assert float(row["converged_percent"]) == 100.0 and 0 < float(row["marker_rms_mm"]) < 10
+        without = float(row["root_force_no_contact_percent_bw"])
+        explained = float(row["explained_force_percent"])
+        assert without > 80, "without contact forces the root holds the body up"
+        assert float(row["root_force_with_contact_percent_bw"]) == pytest.approx(without * (1 - explained / 100),
+                                                                                  rel=1e-4)
+        assert float(row["pipeline_s"]) > 0
+        assert {"report.txt", "sample_walk_torques.sto", "sample_walk_grf.png"} <= {p.name for p in
+                                                                                   (out / name).iterdir()}
+    # Only the C3D carries force plates: figures with plates exist for it alone.
+    assert float(rows["sample_walk_c3d"]["root_force_with_plates_percent_bw"]) < \
+        float(rows["sample_walk_c3d"]["root_force_no_contact_percent_bw"])
+    assert rows["sample_walk_trc"]["root_force_with_plates_percent_bw"] == ""
+    assert rows["sample_walk_trc"]["plate_rmse_vertical_percent_bw"] == ""
+    assert (out / "root_force_distribution.png").read_bytes()[:4] == b"\x89PNG"
+    assert not list(out.glob(".*partial*"))
+
+
+def test_on_a_dask_cluster(trials, tmp_path):
+    distributed = pytest.importorskip("distributed")
+    out = tmp_path / "out"
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, protocol="tcp",
+                                  dashboard_address=None) as cluster:
+        done = batch(trials, "--out", out, "--scheduler", cluster.scheduler_address, "--until", "calibrate",
+                     "--mass", MASS)
+        assert "run" in cluster.scheduler.task_prefixes, "the trials went through the scheduler"
+    assert done.returncode == 3, done.stdout + done.stderr
+    rows = summary(out)
+    assert {name: row["status"] for name, row in rows.items()} == {"sample_walk_c3d": "ok", "sample_walk_trc": "ok",
+                                                                   "corrupt": "failed"}
+    assert "not plotted" in done.stdout, "no trial reached the dynamics stage"
+
+
+def test_a_list_of_trials(trials, tmp_path):
+    listing = tmp_path / "trials.txt"
+    listing.write_text(f"# two trials, the second relative to the list\n{trials / 'sample_walk.trc'}\n\nmissing.trc\n")
+    assert find_trials([listing]) == [trials / "sample_walk.trc", tmp_path / "missing.trc"]
+    done = batch(listing, "--out", tmp_path / "out", "--until", "import")
+    assert done.returncode == 3
+    rows = summary(tmp_path / "out")
+    assert rows["sample_walk"]["status"] == "ok" and rows["missing"]["status"] == "failed"
+    assert "missing.trc" in rows["missing"]["message"]
+
+
+def test_trials_are_found_in_folders_and_named_uniquely(tmp_path):
+    for sub in ("s1", "s2"):
+        (tmp_path / sub).mkdir()
+        (tmp_path / sub / "walk.c3d").write_bytes(b"")
+    (tmp_path / "s1" / "run.TRC").write_bytes(b"")
+    with pytest.raises(InputError, match="--recursive"):
+        find_trials([tmp_path])
+    paths = find_trials([tmp_path], recursive=True)
+    assert [p.relative_to(tmp_path).as_posix() for p in paths] == ["s1/run.TRC", "s1/walk.c3d", "s2/walk.c3d"]
+    assert trial_names(paths) == ["run", "s1_walk_c3d", "s2_walk_c3d"]
+
+
+@pytest.mark.parametrize("args", [["nowhere"], ["{trials}", "--jobs", "0"], ["{trials}", "--until", "never"],
+                                  ["{trials}", "--grf", "x.mot"]])
+def test_bad_arguments_exit_2_with_one_line(trials, tmp_path, args):
+    done = batch(*[a.format(trials=trials) for a in args], "--out", tmp_path / "out")
+    assert done.returncode == 2, done.stdout + done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
+    assert not (tmp_path / "out").exists()

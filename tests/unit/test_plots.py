@@ -1,0 +1,84 @@
+"""The plots written next to a report: each one when its data exists, in the Blender visuals' colours."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from mocap_dynamics.solver.kinematics import Motion
+from mocap_dynamics.solver.pipeline import PipelineOptions, run
+from mocap_dynamics.solver.plots import plot_root_force_distribution, srgb
+from mocap_dynamics.solver.results import write_results
+from mocap_dynamics.solver.sample import MASS, write_sample
+
+PNG = b"\x89PNG\r\n\x1a\n"
+PLOTS = {"marker_errors", "convergence", "torques", "grf"}
+
+
+@pytest.fixture(scope="module")
+def walk(tmp_path_factory):
+    """The project's sample walk (C3D with two force plates) through every stage."""
+    c3d = write_sample(tmp_path_factory.mktemp("sample"))["c3d"]
+    return run(c3d, PipelineOptions(mass=MASS))
+
+
+def _pngs(folder) -> dict:
+    return {p.stem.removeprefix("sample_walk_"): p for p in folder.glob("*.png")}
+
+
+def test_every_plot_is_written_when_every_stage_ran(walk, tmp_path):
+    written, notes = write_results(walk, tmp_path)
+    pngs = _pngs(tmp_path)
+    assert set(pngs) == PLOTS and notes == []
+    assert set(pngs.values()) <= set(written)
+    for path in pngs.values():
+        assert path.read_bytes()[:8] == PNG and path.stat().st_size > 10_000
+    assert not list(tmp_path.glob(".*partial*")), "no temporary files left"
+
+
+def test_grf_plot_shows_measured_orange_and_estimated_green(walk, tmp_path):
+    from matplotlib.image import imread
+
+    write_results(walk, tmp_path)
+    pixels = imread(_pngs(tmp_path)["grf"])[..., :3].reshape(-1, 3)
+    for kind in ("force_measured", "force_estimated"):
+        close = np.abs(pixels - srgb(kind)).max(axis=1) < 0.02
+        assert close.sum() > 500, f"{kind} curves drawn in the Blender colour"
+    assert srgb("force_measured") == pytest.approx((1.0, 0.63, 0.15), abs=0.01)  # linear (1, 0.35, 0.02) as sRGB
+
+
+def test_plots_need_their_stage(walk, tmp_path):
+    stopped = replace(walk, options=replace(walk.options, until="dynamics"), contact=None, plate_comparison=None)
+    _, notes = write_results(stopped, tmp_path)
+    assert set(_pngs(tmp_path)) == PLOTS - {"grf"}
+    assert notes == ["grf plot not written: the contact stage was not run (the run stopped after dynamics)"]
+
+
+def test_plots_only_from_data_the_motion_has(walk, tmp_path):
+    bare = Motion.from_q(walk.model, walk.motion.times, walk.motion.q, "simulation")  # no OTM record
+    _, notes = write_results(replace(walk, motion=bare), tmp_path)
+    assert set(_pngs(tmp_path)) == {"torques", "grf"}
+    assert any(n.startswith("marker_errors plot not written") and "no marker errors" in n for n in notes)
+    assert any(n.startswith("convergence plot not written") and "simulation" in n for n in notes)
+
+
+def test_without_plates_the_grf_plot_shows_the_estimate(walk, tmp_path):
+    _, notes = write_results(replace(walk, plate_comparison=None), tmp_path)
+    assert "grf" in _pngs(tmp_path)
+    assert notes == ["grf plot shows the estimate only: the trial has no force plates"]
+
+
+def test_without_matplotlib_the_tables_are_still_written(walk, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    written, notes = write_results(walk, tmp_path)
+    assert not _pngs(tmp_path) and len(notes) == 1 and "matplotlib" in notes[0]
+    assert {p.suffix for p in written} == {".mot", ".csv", ".sto"}
+
+
+def test_root_force_distribution_leaves_out_missing_figures(tmp_path):
+    path = plot_root_force_distribution([110.0, 95.0, np.nan], [20.0, np.nan, np.nan], [10.0, 12.0, np.nan],
+                                        tmp_path / "fig6.png")
+    assert path.read_bytes()[:8] == PNG
