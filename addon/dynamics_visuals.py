@@ -62,17 +62,23 @@ def _torque_disk(name: str, collection: bpy.types.Collection, scene: bpy.types.S
 
 
 def build_dynamics_visuals(context: bpy.types.Context, dynamics: Dynamics, trial_collection: bpy.types.Collection,
-                           rig: bpy.types.Object, frames: np.ndarray, per_kg: bool = False) -> None:
-    """Torque disks, the root residual arrow and Graph Editor curves for ``dynamics`` keyed at ``frames``."""
+                           rig: bpy.types.Object, frames: np.ndarray, per_kg: bool = False,
+                           collection_name: str | None = None, offset: np.ndarray = np.zeros(3)) -> None:
+    """Torque disks, the root residual arrow and Graph Editor curves for ``dynamics`` keyed at ``frames``.
+
+    The visuals go into the child collection ``collection_name`` (default ``"<trial> dynamics"``), shifted by
+    ``offset`` [m] when the rig they belong to is (a zero-gravity rig beside the captured one).
+    """
     scene = context.scene
     if TORQUE_SCALE_PROP not in scene:
         scene[TORQUE_SCALE_PROP] = DEFAULT_TORQUE_SCALE
     model = dynamics.model
-    collection = child_collection(trial_collection, f"{trial_collection.name} dynamics")
-    rotations, positions = model.forward_kinematics(dynamics.q)
+    collection = child_collection(trial_collection, collection_name or f"{trial_collection.name} dynamics")
+    _, positions = model.forward_kinematics(dynamics.q)
+    positions = positions + offset
     torque = dynamics.joint_torque_world
     magnitude = np.linalg.norm(torque, axis=-1)
-    action = shared_action(f"{trial_collection.name} dynamics")
+    action = shared_action(collection.name)
     for k, seg in enumerate(model.segments[1:], start=1):
         if seg.joint == "weld":
             continue
@@ -84,7 +90,7 @@ def build_dynamics_visuals(context: bpy.types.Context, dynamics: Dynamics, trial
                         Channel('["power_W"]', 0, frames, dynamics.joint_power[:, k], group="Torque")],
                      shared=action)
     residual = create_arrow(f"{model.segments[0].name} residual force", collection, "force_residual", scene)
-    key_arrow(residual, frames, dynamics.root_origin, dynamics.root_wrench[:, :3])
+    key_arrow(residual, frames, dynamics.root_origin + offset, dynamics.root_wrench[:, :3])
     _key_curves(rig, dynamics, frames, magnitude, per_kg)
 
 

@@ -60,6 +60,14 @@ def _channel_owner(id_data: bpy.types.ID, action_name: str, shared: bpy.types.Ac
     return strip.channelbag(slot) or strip.channelbags.new(slot)
 
 
+def assign_action(id_data: bpy.types.ID, action: bpy.types.Action) -> None:
+    """Make ``action`` the active action of ``id_data`` (with its slot for that ID on Blender 4.4+)."""
+    anim = id_data.animation_data or id_data.animation_data_create()
+    anim.action = action
+    if _SLOTTED and anim.action_slot is None and action.slots:
+        anim.action_slot = next((s for s in action.slots if s.identifier[2:] == id_data.name), action.slots[0])
+
+
 def key_channels(id_data: bpy.types.ID, channels: list[Channel], action_name: str | None = None,
                  shared: bpy.types.Action | None = None) -> None:
     """Replace the given F-curves of ``id_data`` with whole curves of keys.

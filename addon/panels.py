@@ -1,7 +1,6 @@
 """The "Mocap Dynamics" sidebar tab (3D View > N): the workflow from top to bottom.
 
-Steps that are not built yet are shown disabled with one line saying what they
-will do — never a button that does nothing.
+Each step shows its button, its settings, and the figures of its last run.
 """
 
 from __future__ import annotations
@@ -12,8 +11,9 @@ from .arrows import FORCE_SCALE_PROP
 from .dynamics_visuals import TORQUE_SCALE_PROP
 from .steps import (MOCAP_DYNAMICS_OT_build_armature, MOCAP_DYNAMICS_OT_estimate_contact,
                     MOCAP_DYNAMICS_OT_export_results, MOCAP_DYNAMICS_OT_inverse_dynamics, MOCAP_DYNAMICS_OT_reconstruct,
-                    active_trial)
+                    MOCAP_DYNAMICS_OT_zero_gravity, active_trial)
 from .importer import MOCAP_DYNAMICS_OT_import_markers
+from .render_operator import MOCAP_DYNAMICS_OT_render_overlay
 from .trial_scene import trial_metadata
 
 CATEGORY = "Mocap Dynamics"
@@ -35,6 +35,23 @@ class MOCAP_DYNAMICS_PT_main(_Step, bpy.types.Panel):
 
 class _SubStep(_Step):
     bl_parent_id = MOCAP_DYNAMICS_PT_main.bl_idname
+
+
+def _step(layout, context, operator, icon: str, key: str, hint: str):
+    """The step's button, then a box (column) for the active trial's figures of step ``key`` and the figures;
+    or ``hint`` and None when the step has not run."""
+    layout.operator(operator.bl_idname, icon=icon)
+    figures = (active_trial(context)[1] or {}).get(key)
+    if figures is None:
+        layout.label(text=hint)
+        return None, None
+    return layout.box().column(align=True), figures
+
+
+def _peaks(box, peaks: dict, count: int, digits: int) -> None:
+    """The ``count`` largest peak joint torques, one line each."""
+    for name, peak in sorted(peaks.items(), key=lambda kv: -kv[1])[:count]:
+        box.label(text=f"  peak {name}: {peak:.{digits}f} N·m")
 
 
 class MOCAP_DYNAMICS_PT_import(_SubStep, bpy.types.Panel):
@@ -72,12 +89,10 @@ class MOCAP_DYNAMICS_PT_body_model(_SubStep, bpy.types.Panel):
 
     def draw(self, context):
         layout = self.layout
-        layout.operator(MOCAP_DYNAMICS_OT_build_armature.bl_idname, icon="ARMATURE_DATA")
-        model = (active_trial(context)[1] or {}).get("model")
-        if model is None:
-            layout.label(text="Calibrate a subject-scaled armature from the markers.")
+        box, model = _step(layout, context, MOCAP_DYNAMICS_OT_build_armature, "ARMATURE_DATA", "model",
+                           "Calibrate a subject-scaled armature from the markers.")
+        if box is None:
             return
-        box = layout.box().column(align=True)
         box.label(text=f"{model['template']}: {model['segments']} segments, {model['dof']} DoF")
         box.label(text=f"Mass {model['mass_kg']:.1f} kg: {model['mass_source']}",
                   icon="ERROR" if model["mass_assumed"] else "CHECKMARK")
@@ -96,12 +111,10 @@ class MOCAP_DYNAMICS_PT_reconstruct(_SubStep, bpy.types.Panel):
 
     def draw(self, context):
         layout = self.layout
-        layout.operator(MOCAP_DYNAMICS_OT_reconstruct.bl_idname, icon="POSE_HLT")
-        rec = (active_trial(context)[1] or {}).get("reconstruction")
-        if rec is None:
-            layout.label(text="Fit the armature to the markers, joints exact (OTM).")
+        box, rec = _step(layout, context, MOCAP_DYNAMICS_OT_reconstruct, "POSE_HLT", "reconstruction",
+                         "Fit the armature to the markers, joints exact (OTM).")
+        if box is None:
             return
-        box = layout.box().column(align=True)
         complete = rec["frames_converged"] == rec["frames"] - rec["frames_without_data"]
         box.label(text=f"{rec['frames_converged']}/{rec['frames']} frames converged",
                   icon="CHECKMARK" if complete else "ERROR")
@@ -117,20 +130,16 @@ class MOCAP_DYNAMICS_PT_dynamics(_SubStep, bpy.types.Panel):
 
     def draw(self, context):
         layout = self.layout
-        layout.operator(MOCAP_DYNAMICS_OT_inverse_dynamics.bl_idname, icon="FORCE_FORCE")
-        dyn = (active_trial(context)[1] or {}).get("dynamics")
-        if dyn is None:
-            layout.label(text="Joint torques and root residual forces (needs a reconstruction).")
+        box, dyn = _step(layout, context, MOCAP_DYNAMICS_OT_inverse_dynamics, "FORCE_FORCE", "dynamics",
+                         "Joint torques and root residual forces (needs a reconstruction).")
+        if box is None:
             return
-        box = layout.box().column(align=True)
         without = dyn["without_external_forces"]
         box.label(text=f"Root residual without contact: {without['root_force_mean_percent_bw']:.0f} % BW")
         if "with_measured_plates" in dyn:
             box.label(text=f"With measured plates: {dyn['with_measured_plates']['root_force_mean_percent_bw']:.0f} % BW")
         box.label(text=f"Disks show torques with {dyn['torques_with']}")
-        peaks = sorted(dyn["peak_joint_torque_nm"].items(), key=lambda kv: -kv[1])[:4]
-        for name, peak in peaks:
-            box.label(text=f"  peak {name}: {peak:.0f} N·m")
+        _peaks(box, dyn["peak_joint_torque_nm"], 4, 0)
 
 
 class MOCAP_DYNAMICS_PT_contact(_SubStep, bpy.types.Panel):
@@ -138,12 +147,10 @@ class MOCAP_DYNAMICS_PT_contact(_SubStep, bpy.types.Panel):
 
     def draw(self, context):
         layout = self.layout
-        layout.operator(MOCAP_DYNAMICS_OT_estimate_contact.bl_idname, icon="MOD_PHYSICS")
-        contact = (active_trial(context)[1] or {}).get("contact")
-        if contact is None:
-            layout.label(text="Ground forces, plane, stiffness from the motion alone.")
+        box, contact = _step(layout, context, MOCAP_DYNAMICS_OT_estimate_contact, "MOD_PHYSICS", "contact",
+                             "Ground forces, plane, stiffness from the motion alone.")
+        if box is None:
             return
-        box = layout.box().column(align=True)
         box.label(text=f"Root force explained: {100 * contact['explained_force']:.0f} %")
         box.label(text=f"Plane: {100 * contact['plane_height_m']:.1f} cm high, tilted {contact['plane_angle_deg']:.2f}°")
         box.label(text=f"Resting height {100 * contact['resting_height_m']:.1f} cm; stiffness {contact['stiffness']:.1f}, "
@@ -154,16 +161,34 @@ class MOCAP_DYNAMICS_PT_contact(_SubStep, bpy.types.Panel):
                            f"r = {plates['correlation_vertical']:.2f}")
 
 
-def _planned(label: str, what: str):
-    """A disabled step with one line saying what it will do."""
+class MOCAP_DYNAMICS_PT_zero_gravity(_SubStep, bpy.types.Panel):
+    bl_label = "6. Zero Gravity"
 
     def draw(self, context):
-        row = self.layout.row()
-        row.enabled = False
-        row.label(text=what)
-
-    return type(f"MOCAP_DYNAMICS_PT_{label.split('. ')[1].lower().replace(' ', '_')}", (_SubStep, bpy.types.Panel),
-                {"bl_label": label, "draw": draw, "bl_options": {"DEFAULT_CLOSED"}})
+        layout = self.layout
+        settings = context.scene.mocap_dynamics
+        col = layout.column(align=True)
+        col.prop(settings, "zero_gravity")
+        kind = settings.zero_gravity
+        if kind == "captured":
+            col.prop(settings, "zero_gravity_momentum")
+        else:
+            col.prop(settings, "zero_gravity_angle")
+            if kind in ("sequence", "leg_twisting", "leg_closing"):
+                col.prop(settings, "zero_gravity_lift")
+            col.prop(settings, "zero_gravity_duration")
+            if kind == "ladder":
+                col.prop(settings, "zero_gravity_rungs")
+            elif kind != "minimum_torque":
+                col.prop(settings, "zero_gravity_v_max")
+        col.prop(settings, "zero_gravity_beside")
+        box, zerog = _step(layout, context, MOCAP_DYNAMICS_OT_zero_gravity, "WORLD", "zero_gravity",
+                           "The subject free-floating, in orbit: a new action.")
+        if box is None:
+            return
+        box.label(text=f"{zerog['method'].replace('_', ' ')}: {zerog['frames']} frames, {zerog['duration_s']:.2f} s")
+        box.label(text=f"Torso turns {zerog['torso_reorientation_deg']:.1f}°")
+        _peaks(box, zerog["peak_joint_torque_nm"], 3, 1)
 
 
 class MOCAP_DYNAMICS_PT_visuals(_SubStep, bpy.types.Panel):
@@ -178,6 +203,7 @@ class MOCAP_DYNAMICS_PT_visuals(_SubStep, bpy.types.Panel):
                 shown = True
         if not shown:
             self.layout.label(text="Arrows and disks appear with force plates or dynamics.")
+        self.layout.operator(MOCAP_DYNAMICS_OT_render_overlay.bl_idname, icon="RENDER_STILL")
 
 
 class MOCAP_DYNAMICS_PT_export(_SubStep, bpy.types.Panel):
@@ -195,7 +221,7 @@ CLASSES = (
     MOCAP_DYNAMICS_PT_reconstruct,
     MOCAP_DYNAMICS_PT_dynamics,
     MOCAP_DYNAMICS_PT_contact,
-    _planned("6. Zero Gravity", "Will simulate the motion free-floating, in orbit."),
+    MOCAP_DYNAMICS_PT_zero_gravity,
     MOCAP_DYNAMICS_PT_visuals,
     MOCAP_DYNAMICS_PT_export,
 )

@@ -45,6 +45,6 @@ def process_trial(context: bpy.types.Context, path: str | Path, options: Pipelin
     with all_or_nothing():
         if collection is None:
             collection = create_trial_collection(context, result, scene_options)
-        add_results(context, result, collection, per_kg=scene_options.per_kg)
+        add_results(context, result, collection, scene_options)
     progress(1.0, f"scene ready: collection {collection.name!r}")
     return result, collection

@@ -15,6 +15,7 @@ from ..solver.io import ImportOptions
 from ..solver.model import TEMPLATES
 from ..solver.pipeline import PipelineOptions
 from ..solver.results import write_results
+from ..solver.zerog import ZeroGravityOptions
 from .process import process_trial
 from .progress import ProgressReporter
 from .trial_scene import SceneOptions, trial_metadata
@@ -159,6 +160,30 @@ class MOCAP_DYNAMICS_OT_estimate_contact(_Step, bpy.types.Operator):
         return {"FINISHED"}
 
 
+class MOCAP_DYNAMICS_OT_zero_gravity(_Step, bpy.types.Operator):
+    """Simulate the subject in zero gravity (the sidebar's settings) and key it as a new action"""
+
+    bl_idname = "mocap_dynamics.zero_gravity"
+    bl_label = "Simulate in Zero Gravity"
+
+    def invoke(self, context, event):
+        return self.execute(context)  # the settings are in the sidebar
+
+    def execute(self, context):
+        s = context.scene.mocap_dynamics
+        options = ZeroGravityOptions(kind=s.zero_gravity, momentum=s.zero_gravity_momentum,
+                                     angle_deg=s.zero_gravity_angle, lift_deg=s.zero_gravity_lift,
+                                     duration_s=s.zero_gravity_duration, v_max_deg_s=s.zero_gravity_v_max or None,
+                                     rungs=s.zero_gravity_rungs)
+        result = run_step(self, context, "zero_gravity", SceneOptions(zero_gravity_beside=s.zero_gravity_beside),
+                          zero_gravity=options)
+        if result is None:
+            return {"CANCELLED"}
+        angle, _ = result.zero_gravity.torso_reorientation
+        self.report({"INFO"}, f"{result.zero_gravity.motion.n_frames} frames; the torso turns {angle:.1f}°")
+        return {"FINISHED"}
+
+
 class MOCAP_DYNAMICS_OT_export_results(_Step, bpy.types.Operator):
     """Write joint angles (.mot, CSV), joint torques and root residuals (.sto, CSV) of the active trial to a folder"""
 
@@ -193,7 +218,7 @@ class MOCAP_DYNAMICS_OT_export_results(_Step, bpy.types.Operator):
 
 
 CLASSES = (MOCAP_DYNAMICS_OT_build_armature, MOCAP_DYNAMICS_OT_reconstruct, MOCAP_DYNAMICS_OT_inverse_dynamics,
-           MOCAP_DYNAMICS_OT_estimate_contact, MOCAP_DYNAMICS_OT_export_results)
+           MOCAP_DYNAMICS_OT_estimate_contact, MOCAP_DYNAMICS_OT_zero_gravity, MOCAP_DYNAMICS_OT_export_results)
 
 
 register, unregister = bpy.utils.register_classes_factory(CLASSES)

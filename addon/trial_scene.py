@@ -26,6 +26,7 @@ from .dynamics_visuals import build_dynamics_visuals
 from .force_plates import build_plates
 from .markers import build_markers
 from .model_markers import build_model_markers, key_marker_errors
+from .zero_gravity import key_zero_gravity, show_captured
 
 META_PROP = "mocap_dynamics"
 
@@ -37,7 +38,8 @@ class SceneOptions:
     ``timing``: "TRIAL" sets the scene's frame rate and range to the trial
     (one key per sample); "KEEP" keeps the scene's frame rate and resamples the
     trial to it. ``start_frame`` is the frame of the trial's first sample.
-    ``per_kg``: torque and force curves per kg body mass.
+    ``per_kg``: torque and force curves per kg body mass. ``zero_gravity_beside``: the zero-gravity
+    variant plays on a second rig beside the captured one (else it becomes the rig's active action).
     """
 
     timing: str = "TRIAL"
@@ -45,6 +47,7 @@ class SceneOptions:
     marker_size: float = 0.015
     marker_display: str = "SPHERE"
     per_kg: bool = False
+    zero_gravity_beside: bool = True
 
 
 def _set_scene_rate(scene: bpy.types.Scene, rate: float) -> None:
@@ -109,18 +112,19 @@ def create_trial_collection(context: bpy.types.Context, result: PipelineResult,
 
 
 def add_results(context: bpy.types.Context, result: PipelineResult, collection: bpy.types.Collection,
-                per_kg: bool = False) -> None:
+                options: SceneOptions = SceneOptions()) -> None:
     """Add what the later stages produced to the trial's collection and store the report.
 
     Calibration: the armature (posed at the calibration's initial frame until a
     motion is keyed). Reconstruction: the motion keyed on it, model markers
     coloured by their median error, per-frame marker errors. Dynamics: torque
-    disks, the root residual arrow and magnitude curves (``per_kg``: per kg). Contact: the estimated plane,
-    GRF arrows and curves.
+    disks, the root residual arrow and magnitude curves (per kg if asked). Contact: the estimated plane,
+    GRF arrows and curves. Zero gravity: a new named action (see ``zero_gravity.key_zero_gravity``).
     """
     meta = trial_metadata(collection)
     if result.model is not None:
         rig = build_armature(context, result.model, collection, f"{collection.name} rig")
+        show_captured(collection, rig)
         motion = result.motion
         if motion is None:
             calibration = result.model.metadata["calibration"]
@@ -137,8 +141,25 @@ def add_results(context: bpy.types.Context, result: PipelineResult, collection: 
                             errors)
         dynamics = result.best_dynamics
         if dynamics is not None:
-            build_dynamics_visuals(context, dynamics, collection, rig, _frames_at(meta, dynamics.times), per_kg)
+            build_dynamics_visuals(context, dynamics, collection, rig, _frames_at(meta, dynamics.times),
+                                   options.per_kg)
         if result.contact is not None:
             build_contact_visuals(result.contact, result.trial, collection, rig,
                                   _frames_at(meta, result.contact.times), context.scene)
+        if result.zero_gravity is not None:
+            _add_zero_gravity(context, result, collection, rig, meta, options.zero_gravity_beside)
     collection[META_PROP] = _id_properties({**result.report(), "scene": meta["scene"]})
+
+
+def _add_zero_gravity(context: bpy.types.Context, result: PipelineResult, collection: bpy.types.Collection,
+                      rig: bpy.types.Object, meta: dict, beside: bool) -> None:
+    """Key the zero-gravity variant: the captured motion's at the trial's frames, a manoeuvre from the first
+    frame on (the scene is lengthened if the manoeuvre is longer than the trial)."""
+    zerog = result.zero_gravity
+    kind = result.options.zero_gravity.kind
+    times = zerog.motion.times
+    if kind != "captured":
+        times = times - times[0] + meta["scene"]["start_time_s"]
+    frames = _frames_at(meta, times)
+    context.scene.frame_end = max(context.scene.frame_end, int(np.ceil(frames[-1])))
+    key_zero_gravity(context, zerog, collection, rig, frames, f"zero gravity {kind.replace('_', ' ')}", beside)

@@ -36,8 +36,10 @@ def test_trial_to_blend_and_report(scene, shared_data, tmp_path):
     assert {p.name for p in (tmp_path / "tables").iterdir()} >= {"subject4_walking1_angles.mot",
                                                                 "subject4_walking1_torques.sto"}
     bpy.ops.wm.open_mainfile(filepath=str(blend))
-    rigs = [ob for ob in bpy.data.objects if ob.type == "ARMATURE"]
-    assert len(rigs) == 1 and len(rigs[0].data.bones) == len(model["segment_lengths_m"])
+    rigs = {ob.name: ob for ob in bpy.data.objects if ob.type == "ARMATURE"}
+    assert set(rigs) == {"subject4_walking1 rig", "subject4_walking1 zero gravity captured rig"}
+    assert len(rigs["subject4_walking1 rig"].data.bones) == len(model["segment_lengths_m"])
+    assert data["zero_gravity"]["frames"] == 131 and data["versions"]["blender"] == bpy.app.version_string
     assert len([ob for ob in bpy.data.objects if "mocap_label" in ob]) == 51
 
 
