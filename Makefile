@@ -47,13 +47,15 @@ test-blender45: $(VENV45)/.installed extension
 test-peers: $(VENVPEERS)/.installed  # numpy 2 there: its numba cache is kept apart from .venv's
 	NUMBA_CACHE_DIR=$(VENVPEERS)/numba-cache $(PYPEERS) -m pytest tests/peers
 
-## Benchmarks print figures; they are never timed tests (about 15 minutes in all)
+## Benchmarks print figures; they are never timed tests (about 20 minutes in all)
 bench: $(VENV)/.installed $(VENVPEERS)/.installed
 	$(PY) scripts/bench_import.py
 	$(PY) scripts/bench_otm.py
 	$(PY) scripts/bench_lee.py
 	NUMBA_CACHE_DIR=$(VENVPEERS)/numba-cache $(PYPEERS) scripts/bench_dynamics.py
 	$(PY) scripts/bench_contact.py
+	$(PY) scripts/bench_zerog.py
+	$(PY) scripts/bench_render.py
 
 ## Installable extension zips (one per platform) in dist/, built by Blender's own extension CLI
 extension: $(VENV)/.installed
