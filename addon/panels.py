@@ -173,6 +173,8 @@ class MOCAP_DYNAMICS_PT_zero_gravity(_SubStep, bpy.types.Panel):
         if kind == "captured":
             col.prop(settings, "zero_gravity_momentum")
         else:
+            if kind != "ladder":
+                col.prop(settings, "zero_gravity_limbs")
             col.prop(settings, "zero_gravity_angle")
             if kind in ("sequence", "leg_twisting", "leg_closing"):
                 col.prop(settings, "zero_gravity_lift")

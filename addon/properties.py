@@ -31,6 +31,11 @@ class MocapDynamicsSettings(bpy.types.PropertyGroup):
     zero_gravity_momentum: EnumProperty(name="Initial Momentum", items=[
         ("zero", "Zero", "The body starts at rest: its centre of mass stays put"),
         ("first_frames", "From the Capture", "The captured momentum of the first 50 ms: a jump keeps its take-off")])
+    zero_gravity_limbs: EnumProperty(name="Limbs", items=[
+        ("legs", "Legs", "Both hips, as in the paper"), ("left_leg", "Left Leg", "The left hip only"),
+        ("right_leg", "Right Leg", "The right hip only"), ("arms", "Arms", "Both shoulders"),
+        ("arms_and_legs", "Arms and Legs", "Both shoulders and both hips together")],
+        description="Which limbs make the manoeuvre")
     zero_gravity_angle: FloatProperty(name="Angle", default=_ZERO_G.angle_deg, min=0.0, max=150.0,
                                       description="Manoeuvre angle in degrees: hip flexion (lifting, minimum "
                                                   "torque) or sideways swing (twisting, closing, self-orientation)")

@@ -172,9 +172,9 @@ class MOCAP_DYNAMICS_OT_zero_gravity(_Step, bpy.types.Operator):
     def execute(self, context):
         s = context.scene.mocap_dynamics
         options = ZeroGravityOptions(kind=s.zero_gravity, momentum=s.zero_gravity_momentum,
-                                     angle_deg=s.zero_gravity_angle, lift_deg=s.zero_gravity_lift,
-                                     duration_s=s.zero_gravity_duration, v_max_deg_s=s.zero_gravity_v_max or None,
-                                     rungs=s.zero_gravity_rungs)
+                                     limbs=s.zero_gravity_limbs, angle_deg=s.zero_gravity_angle,
+                                     lift_deg=s.zero_gravity_lift, duration_s=s.zero_gravity_duration,
+                                     v_max_deg_s=s.zero_gravity_v_max or None, rungs=s.zero_gravity_rungs)
         result = run_step(self, context, "zero_gravity", SceneOptions(zero_gravity_beside=s.zero_gravity_beside),
                           zero_gravity=options)
         if result is None:

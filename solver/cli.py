@@ -29,6 +29,7 @@ from .pipeline import STAGES, PipelineOptions, options_from_dict, options_from_t
 from .report import summary
 from .results import write_results
 from .zerog import KINDS as ZERO_GRAVITY_KINDS
+from .zerog.manoeuvres import LIMBS as ZERO_GRAVITY_LIMBS
 
 EXIT_OK, EXIT_BUG, EXIT_BAD_INPUT = 0, 1, 2
 T = TypeVar("T")
@@ -78,6 +79,8 @@ PIPELINE_FLAGS = {
                                                  "(default: captured, the trial's motion on a floating body)"}, False),
         ("--zero-g-momentum", "zero_gravity.momentum", {"choices": ["zero", "first_frames"], "help": "the captured "
                                                         "motion's initial momentum (default: zero)"}, False),
+        ("--zero-g-limbs", "zero_gravity.limbs", {"choices": list(ZERO_GRAVITY_LIMBS), "help": "which limbs make "
+                                                  "the manoeuvre (default: legs)"}, False),
         ("--zero-g-angle", "zero_gravity.angle_deg", {"type": float, "metavar": "DEG", "help": "manoeuvre angle "
                                                       "(hip flexion or sideways swing; default 60)"}, False),
         ("--zero-g-duration", "zero_gravity.duration_s", {"type": float, "metavar": "S", "help": "duration of "

@@ -13,7 +13,7 @@ from ..kinematics.motion import Motion
 from ..model.body import BodyModel
 from .captured import INITIAL_MOMENTUM, simulate_zero_gravity
 from .ladder import ladder_traversal
-from .manoeuvres import MANOEUVRES, hip_posture, self_orientation
+from .manoeuvres import LIMBS, MANOEUVRES, limb_posture, self_orientation
 from .minimum_torque import minimum_torque
 from .result import ZeroGravity
 
@@ -25,7 +25,7 @@ KINDS = ("captured",) + MANOEUVRES + ("ladder", "minimum_torque", "none")
 @dataclass(frozen=True)
 class ZeroGravityOptions:
     """``kind`` (``KINDS``); ``momentum``: the captured motion's initial momentum, ``"zero"`` or
-    ``"first_frames"``; for the manoeuvres: ``angle_deg`` (the manoeuvre's angle: hip flexion for leg
+    ``"first_frames"``; for the manoeuvres: ``limbs`` (which limbs move: ``LIMBS``), ``angle_deg`` (the manoeuvre's angle: hip flexion for leg
     lifting and the minimum-torque lift, sideways swing for twisting and closing), ``lift_deg`` (how far the
     legs are lifted before twisting), ``duration_s`` (per step; per rung on the ladder), ``v_max_deg_s``
     (the manoeuvres' joint speed cap), ``rungs`` and ``ladder_v_max_m_s`` (the ladder's torso speed cap);
@@ -33,6 +33,7 @@ class ZeroGravityOptions:
 
     kind: str = "captured"
     momentum: str = "zero"
+    limbs: str = "legs"
     angle_deg: float = 60.0
     lift_deg: float = 90.0
     duration_s: float = 1.0
@@ -43,6 +44,8 @@ class ZeroGravityOptions:
     def __post_init__(self):
         if self.kind not in KINDS:
             raise InputError(f"Unknown zero-gravity simulation {self.kind!r}", f"use one of {', '.join(KINDS)}")
+        if self.limbs not in LIMBS:
+            raise InputError(f"Unknown limbs {self.limbs!r}", f"use one of {', '.join(LIMBS)}")
         if self.momentum not in INITIAL_MOMENTUM:
             raise InputError(f"Unknown initial momentum {self.momentum!r}",
                              f"use one of {', '.join(INITIAL_MOMENTUM)}")
@@ -61,10 +64,10 @@ def zero_gravity_variant(options: ZeroGravityOptions, model: BodyModel, motion: 
         return simulate_zero_gravity(motion, initial_momentum=options.momentum)
     if kind in MANOEUVRES:
         return self_orientation(model, kind, angle_deg=options.angle_deg, duration_s=options.duration_s,
-                                v_max=options.v_max_deg_s, lift_deg=options.lift_deg)
+                                v_max=options.v_max_deg_s, lift_deg=options.lift_deg, limbs=options.limbs)
     if kind == "ladder":
         return ladder_traversal(model, rungs=options.rungs, duration_per_rung=options.duration_s,
                                 v_max=options.ladder_v_max_m_s)
-    result, _, _ = minimum_torque(model, model.neutral_q(), hip_posture(model, options.angle_deg, 0.0),
-                                  options.duration_s)
+    lifted = limb_posture(model, options.angle_deg, 0.0, options.limbs)
+    result, _, _ = minimum_torque(model, model.neutral_q(), lifted, options.duration_s)
     return result

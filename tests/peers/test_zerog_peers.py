@@ -16,7 +16,7 @@ from mocap_dynamics.solver.model import calibrate, write_mjcf
 from mocap_dynamics.solver.rotations import matrix_to_quat, quat_mul, quat_to_matrix, quat_to_rotvec
 from mocap_dynamics.solver.sample import make_sample
 from mocap_dynamics.solver.zerog import posture_sequence, self_orientation
-from mocap_dynamics.solver.zerog.manoeuvres import hip_posture
+from mocap_dynamics.solver.zerog.manoeuvres import limb_posture
 from tests.peers.test_dynamics_peers import to_pinocchio
 
 pin = pytest.importorskip("pinocchio")
@@ -46,7 +46,7 @@ def test_self_orientation_matches_pinocchio(manoeuvre, tmp_path):
     data = pm.createData()
     ours = self_orientation(model, manoeuvre, angle_deg=60, duration_s=1.0, rate_hz=100)
 
-    standing, lifted, twisted = model.neutral_q(), hip_posture(model, 90, 0), hip_posture(model, 90, 60)
+    standing, lifted, twisted = model.neutral_q(), limb_posture(model, 90, 0), limb_posture(model, 90, 60)
     postures = {"sequence": [standing, lifted, twisted, standing], "leg_twisting": [lifted, twisted]}[manoeuvre]
     path = posture_sequence(model, postures, 1.0, FINE_RATE)
     state = np.r_[postures[0][:3], postures[0][4:7], postures[0][3], np.zeros(6)]

@@ -55,3 +55,15 @@ def test_other_models_and_unknown_manoeuvres(full15):
     assert self_orientation(humanoid(), "leg_twisting", angle_deg=40, duration_s=0.5).torso_reorientation[0] > 1.0
     with pytest.raises(SolverError, match="manoeuvre"):
         self_orientation(full15, "somersault", angle_deg=40, duration_s=0.5)
+
+
+@pytest.mark.parametrize("limbs", ["arms", "left_leg"])
+def test_other_limbs_turn_the_body_too_with_zero_momentum(full15, limbs):
+    result = self_orientation(full15, "sequence", angle_deg=60, duration_s=0.5, rate_hz=50, limbs=limbs)
+    angle, _ = result.torso_reorientation
+    assert result.momentum_drift < 1e-9 and angle > 1.0
+    k = full15.names.index({"arms": "upper_arm_l", "left_leg": "thigh_l"}[limbs])
+    assert result.peak_torques()[full15.names[k]] > 0
+    untouched = full15.names.index({"arms": "thigh_l", "left_leg": "thigh_r"}[limbs])
+    start = full15.q_starts[untouched]
+    np.testing.assert_allclose(result.motion.q[:, start:start + 4] - full15.neutral_q()[start:start + 4], 0, atol=1e-12)

@@ -6,7 +6,7 @@ import pytest
 from mocap_dynamics.solver.model import calibrate
 from mocap_dynamics.solver.rotations import quat_to_matrix
 from mocap_dynamics.solver.zerog import minimum_torque
-from mocap_dynamics.solver.zerog.manoeuvres import hip_posture
+from mocap_dynamics.solver.zerog.manoeuvres import limb_posture
 from mocap_dynamics.solver.zerog.minimum_torque import Problem
 from mocap_dynamics.solver.zerog.tree import ball_jacobian, dynamic_tree, tree_motion
 
@@ -16,7 +16,7 @@ RATE = 50.0
 @pytest.fixture(scope="module")
 def lift(sample_walk):
     model = calibrate(sample_walk.trial, "full15")
-    start, end = model.neutral_q(), hip_posture(model, 60, 20)
+    start, end = model.neutral_q(), limb_posture(model, 60, 20)
     return model, start, end, minimum_torque(model, start, end, 1.0, n_knots=4, rate_hz=RATE)
 
 
