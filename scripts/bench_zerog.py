@@ -36,12 +36,12 @@ import sys, time; sys.path.insert(0, {scripts!r}); from bootstrap import load_pa
 import numpy as np
 from tests.unit.test_dynamics_models import humanoid
 from mocap_dynamics.solver.zerog import minimum_torque, self_orientation
-from mocap_dynamics.solver.zerog.manoeuvres import hip_posture
+from mocap_dynamics.solver.zerog.manoeuvres import limb_posture
 m = humanoid()
 t0 = time.perf_counter()
 self_orientation(m, "leg_lifting", angle_deg=30, duration_s=0.05, rate_hz=100)
 t1 = time.perf_counter()
-minimum_torque(m, m.neutral_q(), hip_posture(m, 20, 0), 0.1, n_knots=1, rate_hz=50, max_iterations=1)
+minimum_torque(m, m.neutral_q(), limb_posture(m, 20, 0), 0.1, n_knots=1, rate_hz=50, max_iterations=1)
 print(t1 - t0, time.perf_counter() - t1)
 """
 
@@ -88,7 +88,7 @@ def main() -> None:
     from mocap_dynamics.solver.model import calibrate
     from mocap_dynamics.solver.sample import make_sample
     from mocap_dynamics.solver.zerog import ladder_traversal, minimum_torque, self_orientation, simulate_zero_gravity
-    from mocap_dynamics.solver.zerog.manoeuvres import hip_posture
+    from mocap_dynamics.solver.zerog.manoeuvres import limb_posture
 
     model = calibrate(make_sample().trial, template="full15")
     print(f"== Zero gravity, full15 from the sample walk: {len(model.segments)} segments, nv {model.nv}; "
@@ -116,7 +116,7 @@ def main() -> None:
     print(f"   ladder traversal, 4 periods (4 s) at 100 Hz: {1e3 * seconds:7.2f} ms")
 
     t0 = time.perf_counter()
-    lift, quintic_cost, optimal_cost = minimum_torque(model, model.neutral_q(), hip_posture(model, 60, 20), 1.0,
+    lift, quintic_cost, optimal_cost = minimum_torque(model, model.neutral_q(), limb_posture(model, 60, 20), 1.0,
                                                       n_knots=4, rate_hz=50)
     print(f"   minimum torque, hips 60° lift 20° twist in 1 s at 50 Hz: {time.perf_counter() - t0:6.2f} s "
           f"(optimiser {lift.info['optimiser_s']:.2f} s, {lift.info['evaluations']} evaluations); "
