@@ -11,7 +11,7 @@ from .arrows import FORCE_SCALE_PROP
 from .dynamics_visuals import TORQUE_SCALE_PROP
 from .steps import (MOCAP_DYNAMICS_OT_build_armature, MOCAP_DYNAMICS_OT_estimate_contact,
                     MOCAP_DYNAMICS_OT_export_results, MOCAP_DYNAMICS_OT_inverse_dynamics, MOCAP_DYNAMICS_OT_reconstruct,
-                    MOCAP_DYNAMICS_OT_zero_gravity, active_trial)
+                    MOCAP_DYNAMICS_OT_run_all, MOCAP_DYNAMICS_OT_zero_gravity, active_trial)
 from .importer import MOCAP_DYNAMICS_OT_import_markers
 from .render_operator import MOCAP_DYNAMICS_OT_render_overlay
 from .trial_scene import trial_metadata
@@ -31,6 +31,7 @@ class MOCAP_DYNAMICS_PT_main(_Step, bpy.types.Panel):
 
     def draw(self, context):
         self.layout.label(text="Motion capture to physics, step by step.")
+        self.layout.operator(MOCAP_DYNAMICS_OT_run_all.bl_idname, icon="PLAY")
 
 
 class _SubStep(_Step):

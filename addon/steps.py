@@ -13,7 +13,7 @@ from bpy.props import BoolProperty, EnumProperty, FloatProperty, StringProperty
 from ..solver.errors import MocapError
 from ..solver.io import ImportOptions
 from ..solver.model import TEMPLATES
-from ..solver.pipeline import PipelineOptions
+from ..solver.pipeline import STAGES, PipelineOptions
 from ..solver.results import write_results
 from ..solver.zerog import ZeroGravityOptions
 from .process import process_trial
@@ -160,6 +160,16 @@ class MOCAP_DYNAMICS_OT_estimate_contact(_Step, bpy.types.Operator):
         return {"FINISHED"}
 
 
+def sidebar_zero_gravity(context: bpy.types.Context) -> tuple[ZeroGravityOptions, SceneOptions]:
+    """The zero-gravity simulation the sidebar's settings ask for, and where to key it."""
+    s = context.scene.mocap_dynamics
+    options = ZeroGravityOptions(kind=s.zero_gravity, momentum=s.zero_gravity_momentum,
+                                 limbs=s.zero_gravity_limbs, angle_deg=s.zero_gravity_angle,
+                                 lift_deg=s.zero_gravity_lift, duration_s=s.zero_gravity_duration,
+                                 v_max_deg_s=s.zero_gravity_v_max or None, rungs=s.zero_gravity_rungs)
+    return options, SceneOptions(zero_gravity_beside=s.zero_gravity_beside)
+
+
 class MOCAP_DYNAMICS_OT_zero_gravity(_Step, bpy.types.Operator):
     """Simulate the subject in zero gravity (the sidebar's settings) and key it as a new action"""
 
@@ -170,17 +180,30 @@ class MOCAP_DYNAMICS_OT_zero_gravity(_Step, bpy.types.Operator):
         return self.execute(context)  # the settings are in the sidebar
 
     def execute(self, context):
-        s = context.scene.mocap_dynamics
-        options = ZeroGravityOptions(kind=s.zero_gravity, momentum=s.zero_gravity_momentum,
-                                     limbs=s.zero_gravity_limbs, angle_deg=s.zero_gravity_angle,
-                                     lift_deg=s.zero_gravity_lift, duration_s=s.zero_gravity_duration,
-                                     v_max_deg_s=s.zero_gravity_v_max or None, rungs=s.zero_gravity_rungs)
-        result = run_step(self, context, "zero_gravity", SceneOptions(zero_gravity_beside=s.zero_gravity_beside),
-                          zero_gravity=options)
+        options, scene_options = sidebar_zero_gravity(context)
+        result = run_step(self, context, "zero_gravity", scene_options, zero_gravity=options)
         if result is None:
             return {"CANCELLED"}
         angle, _ = result.zero_gravity.torso_reorientation
         self.report({"INFO"}, f"{result.zero_gravity.motion.n_frames} frames; the torso turns {angle:.1f}°")
+        return {"FINISHED"}
+
+
+class MOCAP_DYNAMICS_OT_run_all(_Step, bpy.types.Operator):
+    """Run every step on the active trial with its stored options and the sidebar's zero-gravity settings"""
+
+    bl_idname = "mocap_dynamics.run_all"
+    bl_label = "Run All Steps"
+
+    def invoke(self, context, event):
+        return self.execute(context)
+
+    def execute(self, context):
+        options, scene_options = sidebar_zero_gravity(context)
+        result = run_step(self, context, STAGES[-1], scene_options, zero_gravity=options)
+        if result is None:
+            return {"CANCELLED"}
+        self.report({"INFO"}, "; ".join(f"{stage} {seconds:.1f} s" for stage, seconds in result.timings.items()))
         return {"FINISHED"}
 
 
@@ -218,7 +241,8 @@ class MOCAP_DYNAMICS_OT_export_results(_Step, bpy.types.Operator):
 
 
 CLASSES = (MOCAP_DYNAMICS_OT_build_armature, MOCAP_DYNAMICS_OT_reconstruct, MOCAP_DYNAMICS_OT_inverse_dynamics,
-           MOCAP_DYNAMICS_OT_estimate_contact, MOCAP_DYNAMICS_OT_zero_gravity, MOCAP_DYNAMICS_OT_export_results)
+           MOCAP_DYNAMICS_OT_estimate_contact, MOCAP_DYNAMICS_OT_zero_gravity, MOCAP_DYNAMICS_OT_run_all,
+           MOCAP_DYNAMICS_OT_export_results)
 
 
 register, unregister = bpy.utils.register_classes_factory(CLASSES)

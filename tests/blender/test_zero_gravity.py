@@ -68,3 +68,13 @@ def test_captured_motion_on_the_rig_then_back(walking):
     assert bpy.ops.mocap_dynamics.reconstruct() == {"FINISHED"}
     assert rig.animation_data.action == captured, "the captured motion is back"
     assert not dynamics.hide_viewport
+
+
+def test_run_all_steps_from_an_imported_trial(scene, shared_data):
+    assert bpy.ops.mocap_dynamics.import_markers(filepath=str(shared_data / "subject4_walking1.trc")) == {"FINISHED"}
+    trial = bpy.context.scene.mocap_dynamics.active_trial
+    assert bpy.ops.mocap_dynamics.run_all() == {"FINISHED"}
+    meta = trial["mocap_dynamics"].to_dict()
+    assert {"model", "reconstruction", "dynamics", "contact", "zero_gravity"} <= set(meta)
+    assert meta["contact"]["plates"], "the trial's plates (found next to the TRC) judge the estimate"
+    assert set(_rigs(trial)) == {f"{trial.name} rig", f"{trial.name} zero gravity captured rig"}
