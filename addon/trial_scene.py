@@ -153,13 +153,17 @@ def add_results(context: bpy.types.Context, result: PipelineResult, collection: 
 
 def _add_zero_gravity(context: bpy.types.Context, result: PipelineResult, collection: bpy.types.Collection,
                       rig: bpy.types.Object, meta: dict, beside: bool) -> None:
-    """Key the zero-gravity variant: the captured motion's at the trial's frames, a manoeuvre from the first
-    frame on (the scene is lengthened if the manoeuvre is longer than the trial)."""
+    """Key the zero-gravity variant: the captured motion's at the trial's frames; a manoeuvre from the first
+    frame on (the scene is lengthened if the manoeuvre is longer than the trial), its pelvis where the
+    subject's was at the start."""
     zerog = result.zero_gravity
     kind = result.options.zero_gravity.kind
-    times = zerog.motion.times
+    times, place = zerog.motion.times, np.zeros(3)
     if kind != "captured":
         times = times - times[0] + meta["scene"]["start_time_s"]
+        if result.motion is not None:
+            place = result.motion.q[0, :3] - zerog.motion.q[0, :3]
     frames = _frames_at(meta, times)
     context.scene.frame_end = max(context.scene.frame_end, int(np.ceil(frames[-1])))
-    key_zero_gravity(context, zerog, collection, rig, frames, f"zero gravity {kind.replace('_', ' ')}", beside)
+    key_zero_gravity(context, zerog, collection, rig, frames, f"zero gravity {kind.replace('_', ' ')}", beside,
+                     place)

@@ -12,9 +12,12 @@ and contact visuals are hidden (they belong to the other action) until
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import bpy
 import numpy as np
 
+from ..solver.kinematics.motion import Motion
 from ..solver.zerog import ZeroGravity
 from .armature import BODY_PROP, key_motion
 from .arrows import create_arrow, key_arrow
@@ -85,25 +88,35 @@ def _new_action(rig: bpy.types.Object, name: str) -> None:
         bpy.data.actions.remove(old)
 
 
+def _moved(motion: Motion, place: np.ndarray) -> Motion:
+    """``motion`` translated by ``place`` [m]."""
+    q = motion.q.copy()
+    q[:, :3] += place
+    return replace(motion, q=q, positions=motion.positions + place)
+
+
 def key_zero_gravity(context: bpy.types.Context, zerog: ZeroGravity, trial_collection: bpy.types.Collection,
-                     rig: bpy.types.Object, frames: np.ndarray, name: str, beside: bool = True) -> bpy.types.Object:
-    """Key ``zerog`` as the action ``"<trial> <name>"``; return the rig that plays it.
+                     rig: bpy.types.Object, frames: np.ndarray, name: str, beside: bool = True,
+                     place: np.ndarray = np.zeros(3)) -> bpy.types.Object:
+    """Key ``zerog``, moved by ``place`` [m], as the action ``"<trial> <name>"``; return the rig that plays it.
 
     ``beside``: on a second rig offset sideways from the captured motion
     (with torque disks and the angular-momentum arrow); otherwise on ``rig``
-    itself, where the new action becomes active.
+    itself, where the new action becomes active. ``place`` puts a manoeuvre
+    (simulated about the origin) where the subject stood.
     """
     collection = child_collection(trial_collection, f"{trial_collection.name} zero gravity")
+    motion = _moved(zerog.motion, place)
     if beside:
         target = _second_rig(context, collection, rig, f"{trial_collection.name} {name} rig")
-        offset = SIDE_GAP * _sideways(zerog.motion.positions[:, 0])
-        target.location = offset
+        target.location = SIDE_GAP * _sideways(motion.positions[:, 0])
+        offset = place + np.array(target.location)
     else:
-        target, offset = rig, np.zeros(3)
+        target, offset = rig, place
         _captured_visuals(trial_collection, False)
     action_name = f"{trial_collection.name} {name}"
     _new_action(target, action_name)
-    key_motion(target, zerog.motion, frames, action_name=action_name)
+    key_motion(target, motion, frames, action_name=action_name)
     target.animation_data.action.use_fake_user = True
     build_dynamics_visuals(context, zerog.dynamics, collection, target, frames,
                            collection_name=f"{trial_collection.name} {name} torques", offset=offset)

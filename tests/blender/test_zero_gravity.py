@@ -38,6 +38,11 @@ def test_self_orientation_beside_the_original_turns_as_reported(walking):
     assert twin.animation_data.action.use_fake_user, "kept when the file is saved"
     assert np.linalg.norm(twin.location) == pytest.approx(1.2), "placed beside the original"
     scene = bpy.context.scene
+    scene.frame_set(scene.frame_start)
+    pelvis = np.array(original.pose.bones[0].matrix.translation)
+    np.testing.assert_allclose(np.array(twin.pose.bones[0].matrix.translation), pelvis, atol=1e-5,
+                               err_msg="the manoeuvre starts where the subject stood")
+    scene = bpy.context.scene
     rotations = []
     for frame in (scene.frame_start, scene.frame_start + report["frames"] - 1):
         scene.frame_set(frame)
