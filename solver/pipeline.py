@@ -12,6 +12,7 @@ subject's model; see ``solver.zerog.variant``).
 
 from __future__ import annotations
 
+import functools
 import platform
 import time
 import tomllib
@@ -148,7 +149,7 @@ class PipelineResult:
 
     def report(self) -> dict:
         """A JSON-ready summary: what was read, converted and computed, and what the user should know."""
-        report = {"source": self.source, "versions": versions(), "options": asdict(self.options),
+        report = {"source": self.source, "versions": dict(versions()), "options": asdict(self.options),
                   "trial": _trial_report(self.trial)}
         if self.model is not None:
             report["model"] = _model_report(self.model)
@@ -166,8 +167,10 @@ class PipelineResult:
         return report
 
 
+@functools.cache
 def versions() -> dict:
-    """Mocap Dynamics (the manifest's version), Python and the solver's libraries, for reports."""
+    """Mocap Dynamics (the manifest's version), Python and the solver's libraries, for reports (read once: the
+    package metadata takes milliseconds to parse)."""
     manifest = Path(__file__).resolve().parents[1] / "blender_manifest.toml"
     found = {"mocap_dynamics": tomllib.loads(manifest.read_text())["version"] if manifest.is_file() else None,
              "python": platform.python_version()}
