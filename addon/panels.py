@@ -214,7 +214,7 @@ class MOCAP_DYNAMICS_PT_export(_SubStep, bpy.types.Panel):
 
     def draw(self, context):
         self.layout.operator(MOCAP_DYNAMICS_OT_export_results.bl_idname, icon="EXPORT")
-        self.layout.label(text="Angles (.mot), torques and residuals (.sto), CSV, plots.")
+        self.layout.label(text="Angles, torques and residuals, estimated GRF (OpenSim, CSV), plots.")
 
 
 CLASSES = (

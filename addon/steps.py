@@ -208,7 +208,7 @@ class MOCAP_DYNAMICS_OT_run_all(_Step, bpy.types.Operator):
 
 
 class MOCAP_DYNAMICS_OT_export_results(_Step, bpy.types.Operator):
-    """Write joint angles (.mot, CSV), joint torques and root residuals (.sto, CSV) of the active trial to a folder"""
+    """Write angles (.mot), torques and residuals (.sto), estimated GRF (.mot), CSV and plots of the active trial"""
 
     bl_idname = "mocap_dynamics.export_results"
     bl_label = "Export Results"

@@ -3,6 +3,7 @@ batch and the sidebar's Export).
 
 - ``<name>_angles.mot`` / ``.csv``: clinical joint angles [deg] (OpenSim motion file)
 - ``<name>_torques.sto`` / ``.csv``: joint torques and root residuals (OpenSim storage file)
+- ``<name>_grf_estimated.mot`` / ``.csv``: the contact estimate's GRF per foot (OpenSim GRF file, Y up)
 - PNG plots, each when its data exists and matplotlib is installed (``solver.plots``):
   ``<name>_marker_errors.png`` (Ausejo et al. Fig. 2), ``<name>_convergence.png`` (OTM per frame),
   ``<name>_torques.png`` (main joints), ``<name>_grf.png`` (estimated vs measured ground reaction force)
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .contact import grf_table
 from .dynamics import dynamics_table
 from .errors import SolverError
 from .io import Table, write_table
@@ -44,6 +46,9 @@ def write_results(result, folder: str | Path) -> tuple[list[Path], list[str]]:
     if dynamics is not None:
         table = dynamics_table(dynamics)
         written += [write_table(table, folder / f"{name}_torques{suffix}") for suffix in (".sto", ".csv")]
+    if result.contact is not None:
+        table = grf_table(result.contact)
+        written += [write_table(table, folder / f"{name}_grf_estimated{suffix}") for suffix in (".mot", ".csv")]
     plots, notes = write_plots(result, folder, name)
     return written + plots, notes
 

@@ -5,6 +5,7 @@
 - ``estimate``: ``estimate_contact`` fits surfaces and springs by minimising the root forces (eq. 10,
   L-BFGS-B with the analytic gradient of ``gradient``) -> ``Contact``.
 - ``compare``: estimated vs force-plate GRF (``compare_with_plates``, ``plot_grf_comparison``).
+- ``export``: the estimated GRF per foot as an OpenSim GRF .mot table (``grf_table``).
 - ``simulate``: a body model landing and standing on known surfaces (``simulate_contact``): ground truth.
 - ``ball``: the paper's bouncing ball (§3), simulated and estimated.
 """
@@ -12,6 +13,7 @@
 from .ball import BallEstimate, BallTrajectory, estimate_ball, simulate_ball
 from .compare import ContactEvent, PlateComparison, compare_with_plates, plot_grf_comparison
 from .estimate import Bounds, Contact, Optimisation, Start, estimate_contact
+from .export import grf_table
 from .model import ContactConstants, Material, Plane, Surface, contact_forces, point_motion, resting_distance, \
     segment_wrenches
 from .simulate import ContactSimulation, PoseController, simulate_contact
@@ -19,6 +21,6 @@ from .simulate import ContactSimulation, PoseController, simulate_contact
 __all__ = [
     "BallEstimate", "BallTrajectory", "Bounds", "Contact", "ContactConstants", "ContactEvent", "ContactSimulation",
     "Material", "Optimisation", "Plane", "PlateComparison", "PoseController", "Start", "Surface",
-    "compare_with_plates", "contact_forces", "estimate_ball", "estimate_contact", "plot_grf_comparison",
+    "compare_with_plates", "contact_forces", "estimate_ball", "estimate_contact", "grf_table", "plot_grf_comparison",
     "point_motion", "resting_distance", "segment_wrenches", "simulate_ball", "simulate_contact",
 ]

@@ -34,7 +34,8 @@ def test_trial_to_blend_and_report(scene, shared_data, tmp_path):
     assert dyn["without_external_forces"]["root_force_mean_percent_bw"] > 50, "gravity unexplained without contact"
     assert dyn["root_force_ratio_with_to_without_plates"] < 0.3
     assert {p.name for p in (tmp_path / "tables").iterdir()} >= {"subject4_walking1_angles.mot",
-                                                                "subject4_walking1_torques.sto"}
+                                                                "subject4_walking1_torques.sto",
+                                                                "subject4_walking1_grf_estimated.mot"}
     bpy.ops.wm.open_mainfile(filepath=str(blend))
     rigs = {ob.name: ob for ob in bpy.data.objects if ob.type == "ARMATURE"}
     assert set(rigs) == {"subject4_walking1 rig", "subject4_walking1 zero gravity captured rig"}

@@ -1,0 +1,50 @@
+"""The estimated GRF as an OpenSim GRF .mot: what a researcher loads into OpenSim as external loads."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mocap_dynamics.solver.contact import grf_table
+from mocap_dynamics.solver.io import read_grf_mot, write_table
+from mocap_dynamics.solver.pipeline import PipelineOptions, run
+from mocap_dynamics.solver.sample import MASS, write_sample
+
+
+@pytest.fixture(scope="module")
+def contact(tmp_path_factory):
+    sample = write_sample(tmp_path_factory.mktemp("sample"))
+    return run(sample["c3d"], PipelineOptions(until="contact", mass=MASS)).contact
+
+
+def test_the_file_reads_back_as_one_plate_per_foot(contact, tmp_path):
+    path = write_table(grf_table(contact), tmp_path / "walk_grf_estimated.mot")
+    plates = read_grf_mot(path)  # OpenSim's Y-up convention, as our reader assumes for .mot files
+    assert [p.name for p in plates] == ["ground_force_1", "ground_force_2"]
+    for k, plate in enumerate(plates):
+        np.testing.assert_allclose(plate.force, np.nan_to_num(contact.foot_force[:, k]), atol=1e-6, rtol=1e-8)
+        loaded = np.isfinite(plate.cop[:, 0]) & np.isfinite(contact.foot_cop[:, k, 0])
+        assert loaded.sum() > 20, "the foot stands on the ground for a while"
+        np.testing.assert_allclose(plate.cop[loaded], contact.foot_cop[loaded, k], atol=1e-8)
+        names = [s.name for s in contact.model.segments]
+        on_foot = contact.point_segments == names.index(contact.feet[k])
+        np.testing.assert_allclose(plate.force, contact.point_forces[:, on_foot].sum(axis=1), atol=1e-5)
+
+
+def test_y_is_up_in_the_file_and_the_feet_carry_the_body(contact):
+    table = grf_table(contact)
+    vertical = table.column("ground_force_1_vy") + table.column("ground_force_2_vy")
+    weight = contact.model.total_mass * 9.81
+    assert 0.7 < vertical.mean() / weight < 1.3
+    assert np.abs(table.column("ground_force_1_vz")).max() < 0.5 * np.abs(table.column("ground_force_1_vy")).max()
+    assert table.header["feet"] == " ".join(contact.feet)
+
+
+def test_free_moment_is_vertical_and_zero_when_unloaded(contact):
+    table = grf_table(contact, up_axis="Z")
+    unloaded = ~np.isfinite(contact.foot_cop[:, 0, 0])
+    assert unloaded.any()
+    for axis in "xy":
+        assert np.all(table.column(f"ground_force_1_m{axis}") == 0)
+    assert np.all(table.column("ground_force_1_mz")[unloaded] == 0)
+    assert np.all(table.column("ground_force_1_px")[unloaded] == 0), "OpenSim files write 0 for no COP"
