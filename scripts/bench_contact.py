@@ -115,8 +115,9 @@ def best_of(fn, repeat: int = 5) -> tuple[float, object]:
 
 
 def report(name: str, trial, motion, out: Path) -> None:
-    from mocap_dynamics.solver.contact import compare_with_plates, estimate_contact, plot_grf_comparison
+    from mocap_dynamics.solver.contact import compare_with_plates, estimate_contact
     from mocap_dynamics.solver.dynamics import inverse_dynamics
+    from mocap_dynamics.solver.plots import plot_grf
 
     estimate_contact(motion)  # warm-up
     seconds, contact = best_of(lambda: estimate_contact(motion))
@@ -153,7 +154,7 @@ def report(name: str, trial, motion, out: Path) -> None:
     print(f"      for context, the root force without contact vs the plates: vertical RMSE "
           f"{100 * np.sqrt(np.mean((kinematic[:, 2] - measured[:, 2]) ** 2)) / weight:.1f} % BW, "
           f"r = {np.corrcoef(kinematic[:, 2], measured[:, 2])[0, 1]:.3f}")
-    path = plot_grf_comparison(comparison, out / f"{name}_grf.png", title=f"{name}: estimated from motion vs plates")
+    path = plot_grf(contact, comparison, out / f"{name}_grf.png", title=f"{name}: estimated from motion vs plates")
     print(f"      plot: {path}")
     filtered = estimate_contact(dynamics=inverse_dynamics(motion, cutoff=FILTERED_HZ))
     s = compare_with_plates(filtered, trial).summary()

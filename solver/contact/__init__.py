@@ -4,14 +4,14 @@
   planes), contact points on the body.
 - ``estimate``: ``estimate_contact`` fits surfaces and springs by minimising the root forces (eq. 10,
   L-BFGS-B with the analytic gradient of ``gradient``) -> ``Contact``.
-- ``compare``: estimated vs force-plate GRF (``compare_with_plates``, ``plot_grf_comparison``).
+- ``compare``: estimated vs force-plate GRF (``compare_with_plates``; its plot is ``solver.plots.plot_grf``).
 - ``export``: the estimated GRF per foot as an OpenSim GRF .mot table (``grf_table``).
 - ``simulate``: a body model landing and standing on known surfaces (``simulate_contact``): ground truth.
 - ``ball``: the paper's bouncing ball (§3), simulated and estimated.
 """
 
 from .ball import BallEstimate, BallTrajectory, estimate_ball, simulate_ball
-from .compare import ContactEvent, PlateComparison, compare_with_plates, plot_grf_comparison
+from .compare import ContactEvent, PlateComparison, compare_with_plates
 from .estimate import Bounds, Contact, Optimisation, Start, estimate_contact
 from .export import grf_table
 from .model import ContactConstants, Material, Plane, Surface, contact_forces, point_motion, resting_distance, \
@@ -21,6 +21,6 @@ from .simulate import ContactSimulation, PoseController, simulate_contact
 __all__ = [
     "BallEstimate", "BallTrajectory", "Bounds", "Contact", "ContactConstants", "ContactEvent", "ContactSimulation",
     "Material", "Optimisation", "Plane", "PlateComparison", "PoseController", "Start", "Surface",
-    "compare_with_plates", "contact_forces", "estimate_ball", "estimate_contact", "grf_table", "plot_grf_comparison",
+    "compare_with_plates", "contact_forces", "estimate_ball", "estimate_contact", "grf_table",
     "point_motion", "resting_distance", "segment_wrenches", "simulate_ball", "simulate_contact",
 ]

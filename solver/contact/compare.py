@@ -26,12 +26,10 @@ body weight, above plate noise and the estimate's sigmoid tails.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
 from ..errors import SolverError
-from ..io.atomic import atomic_path
 from ..io.trial import Trial
 from .estimate import Contact
 
@@ -198,53 +196,3 @@ def compare_with_plates(contact: Contact, trial: Trial, *, threshold: float | No
         correlation_vertical=_correlation(m[:, 2], e[:, 2]),
         correlation_anteroposterior=_correlation(m @ forward, e @ forward),
         correlation_mediolateral=_correlation(m @ left, e @ left))
-
-
-def plot_grf_comparison(comparison: PlateComparison, path: str | Path, *, title: str = "") -> Path:
-    """A PNG like Brubaker Fig. 9: measured vs estimated vertical GRF per plate and in total, and the horizontal
-    components, in % body weight; frames not compared are shaded. Needs matplotlib (not bundled with the
-    Blender extension)."""
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError as error:
-        raise SolverError("Plotting needs matplotlib, which is not installed here (the Blender extension does "
-                          "not bundle it)", "pip install matplotlib, or use the comparison's numbers") from error
-    c = comparison
-    bw = 100.0 / c.body_weight
-    t = c.times
-    left = np.cross([0.0, 0.0, 1.0], c.forward)
-    fig, axes = plt.subplots(2, 2, figsize=(11, 7), sharex=True)
-    panels = [(axes[0, 0], "total vertical", c.measured[:, 2], c.estimated[:, 2]),
-              (axes[1, 0], "anteroposterior", c.measured @ c.forward, c.estimated @ c.forward),
-              (axes[1, 1], "mediolateral", c.measured @ left, c.estimated @ left)]
-    for ax, name, measured, estimated in panels:
-        ax.plot(t, measured * bw, color="tab:blue", label="force plates")
-        ax.plot(t, estimated * bw, color="tab:red", linestyle="--", label="estimated from motion")
-        ax.set_title(name)
-    ax = axes[0, 1]
-    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    for p, name in enumerate(c.plate_names):
-        ax.plot(t, c.measured_plates[:, p, 2] * bw, color=colours[p % len(colours)], label=f"{name} measured")
-        ax.plot(t, c.estimated_plates[:, p, 2] * bw, color=colours[p % len(colours)], linestyle="--",
-                label=f"{name} estimated")
-    ax.set_title("vertical, per plate")
-    for ax in axes.ravel():
-        for start, end in runs(~c.covered):
-            ax.axvspan(t[start], t[min(end, len(t) - 1)], color="0.9", zorder=0)
-        ax.set_ylabel("% body weight")
-        ax.legend(fontsize=7, loc="best")
-    for ax in axes[1]:
-        ax.set_xlabel("time [s]")
-    fig.suptitle((title + "\n" if title else "") +
-                 f"vertical RMSE {c.rmse_vertical:.1f} % BW, r = {c.correlation_vertical:.3f}; horizontal RMSE "
-                 f"{c.rmse_horizontal:.1f} % BW; shaded: not compared (a loaded foot off the plates)", fontsize=9)
-    fig.tight_layout()
-    path = Path(path)
-    try:
-        with atomic_path(path, suffix=".png") as temporary:
-            fig.savefig(temporary, dpi=110, format="png")
-    finally:
-        plt.close(fig)
-    return path

@@ -8,7 +8,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from mocap_dynamics.solver.contact import compare_with_plates, estimate_contact, plot_grf_comparison, point_motion
+from mocap_dynamics.solver.contact import compare_with_plates, estimate_contact, point_motion
+from mocap_dynamics.solver.plots import plot_grf
 from mocap_dynamics.solver.contact.compare import runs
 from mocap_dynamics.solver.contact.estimate import centre_of_pressure
 from mocap_dynamics.solver.errors import SolverError
@@ -76,12 +77,12 @@ def test_frames_must_belong_to_the_trial(scene):
 def test_plot_is_written(scene, tmp_path, monkeypatch):
     _, contact, trial = scene
     comparison = compare_with_plates(contact, trial)
-    path = plot_grf_comparison(comparison, tmp_path / "grf.png", title="simulated landing")
+    path = plot_grf(contact, comparison, tmp_path / "grf.png", title="simulated landing")
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert [p.name for p in tmp_path.iterdir()] == ["grf.png"]
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     with pytest.raises(SolverError, match="matplotlib"):
-        plot_grf_comparison(comparison, tmp_path / "again.png")
+        plot_grf(contact, comparison, tmp_path / "again.png")
     assert not (tmp_path / "again.png").exists()
 
 
