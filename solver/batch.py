@@ -14,7 +14,7 @@ else, and no project code has to be sent to the workers; the price is the interp
 about 1.7 s a trial on the 2-core development machine.
 
 Where trials run: by default a pool of ``--jobs`` threads on this machine, each waiting on one trial's
-process; with ``--scheduler`` the workers of that Dask distributed scheduler (``Client.get_executor``). It is
+process (which gets ``cores // jobs`` numba threads, so parallel kernels do not oversubscribe the cores); with ``--scheduler`` the workers of that Dask distributed scheduler (``Client.get_executor``). It is
 one code path: both are ``concurrent.futures`` executors running the same ``subprocess.run`` task (a Dask
 ``LocalCluster`` as the local default would add Dask's start-up and a dependency the Blender extension does
 not bundle, for nothing the thread pool lacks). Dask workers need the repository and this Python
@@ -158,11 +158,14 @@ def run_batch(paths: list[Path], out: str | Path, argv: list[str] = (), *, jobs:
     out = Path(out).resolve()
     trials = [Trial(path, name, out / name) for path, name in zip(paths, trial_names(paths))]
     rows = {}
+    # Locally, the trials share this machine's cores: each process's numba threads get its share of them.
+    env = None if scheduler else os.environ | {"NUMBA_NUM_THREADS": str(max(1, (os.cpu_count() or 1) // jobs))}
     with executor(jobs, scheduler) as pool:
         for trial in trials:
             output_folder(trial.folder)
         futures = {pool.submit(partial(subprocess.run, trial_command(trial, list(argv), blend), cwd=str(ROOT),
-                                       capture_output=True, text=True, timeout=timeout)): trial for trial in trials}
+                                       capture_output=True, text=True, timeout=timeout, env=env)): trial
+                   for trial in trials}
         for future in as_completed(futures):
             trial = futures[future]
             rows[trial.name] = summary_row(trial, future)
@@ -183,7 +186,11 @@ def summary_row(trial: Trial, future) -> dict:
     row = dict.fromkeys(COLUMNS, None) | {"trial": trial.name, "input": str(trial.path), "message": ""}
     try:
         done = future.result()
-    except subprocess.TimeoutExpired as error:
+    except subprocess.TimeoutExpired as error:  # its output so far is bytes, whatever text= said
+        output = [(part or b"").decode(errors="replace") if isinstance(part, bytes) else (part or "")
+                  for part in (error.stdout, error.stderr)]
+        write_text(trial.folder / "log.txt", f"$ {' '.join(error.cmd)}\n{output[0]}\n--- stderr ---\n{output[1]}"
+                                             f"\n--- timed out after {error.timeout:g} s ---\n")
         row.update(status="error", message=f"timed out after {error.timeout:g} s")
         return row
     except Exception as error:  # the process could not start (e.g. no such Python on a Dask worker)

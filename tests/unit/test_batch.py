@@ -127,3 +127,12 @@ def test_bad_arguments_exit_2_with_one_line(trials, tmp_path, args):
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_a_trial_that_times_out_is_reported_with_its_log(trials, tmp_path):
+    out = tmp_path / "out"
+    done = batch(trials / "sample_walk.c3d", "--out", out, "--timeout", "0.3", "--mass", MASS)
+    assert done.returncode == 3, done.stdout + done.stderr
+    row = summary(out)["sample_walk"]
+    assert row["status"] == "error" and row["message"] == "timed out after 0.3 s"
+    assert "timed out after 0.3 s" in (out / "sample_walk" / "log.txt").read_text()
