@@ -11,12 +11,6 @@ from mocap_dynamics.solver.errors import InputError
 from mocap_dynamics.solver.io import Table, attach_plates, load_trial, quiet_standing_weight, read_grf_mot, read_table, write_table
 
 
-@pytest.fixture(scope="module")
-def static_trial(shared_data):
-    trial = load_trial(shared_data / "subject4_static1.trc")
-    return attach_plates(trial, read_grf_mot(shared_data / "subject4_static1_grf.mot"))
-
-
 def test_grf_table_reads_with_its_header(shared_data):
     table = read_table(shared_data / "subject4_walking1_grf.mot")
     assert table.data.shape == (131, 19) and table.columns[:2] == ("time", "ground_force_1_vx")
@@ -41,11 +35,11 @@ def test_grf_plates_are_forces_on_the_subject_in_z_up_axes(shared_data):
     assert any("no plate outline" in n for n in plate.notes)
 
 
-def test_quiet_standing_weight_of_subject4(static_trial):
-    assert quiet_standing_weight(static_trial) == pytest.approx(589.0, abs=10.0)
-    assert static_trial.plate_samples.force.shape == (517, 3, 3)
-    assert any("no plate outline" in c for c in static_trial.conversions)
-    assert any("force plates: 3 at 100 Hz" in c for c in static_trial.conversions)
+def test_quiet_standing_weight_of_subject4(subject4_static):
+    assert quiet_standing_weight(subject4_static) == pytest.approx(589.0, abs=10.0)
+    assert subject4_static.plate_samples.force.shape == (517, 3, 3)
+    assert any("no plate outline" in c for c in subject4_static.conversions)
+    assert any("force plates: 3 at 100 Hz" in c for c in subject4_static.conversions)
 
 
 def test_walking_has_no_quiet_standing(shared_data):

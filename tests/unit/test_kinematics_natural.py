@@ -5,22 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mocap_dynamics.solver.io import attach_plates, load_trial, read_grf_mot
 from mocap_dynamics.solver.kinematics.natural import natural_model
 from mocap_dynamics.solver.kinematics.synthetic import linkage_model, smooth_motion
-from mocap_dynamics.solver.model import calibrate
-
-
-@pytest.fixture(scope="module")
-def walking_full15(shared_data):
-    static = attach_plates(load_trial(shared_data / "subject4_static1.trc"),
-                           read_grf_mot(shared_data / "subject4_static1_grf.mot"))
-    return calibrate(load_trial(shared_data / "subject4_walking1.trc"), static=static)
-
-
-@pytest.fixture(scope="module")
-def cmu_brubaker12(shared_data):
-    return calibrate(load_trial(shared_data / "cmu_dribble_shoot_basketball.c3d"), template="brubaker12")
 
 
 @pytest.fixture(params=["linkage", "walking_full15", "cmu_brubaker12"])

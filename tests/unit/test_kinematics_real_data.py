@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from mocap_dynamics.solver.io import attach_plates, load_trial, read_grf_mot
+from mocap_dynamics.solver.io import load_trial
 from mocap_dynamics.solver.kinematics import convergence_summary, reconstruct
 from mocap_dynamics.solver.model import calibrate
 
@@ -17,11 +17,8 @@ TOLERANCE = 1e-7
 
 
 @pytest.fixture(scope="module")
-def walking(shared_data):
-    static = attach_plates(load_trial(shared_data / "subject4_static1.trc"),
-                           read_grf_mot(shared_data / "subject4_static1_grf.mot"))
-    trial = load_trial(shared_data / "subject4_walking1.trc")
-    return trial, calibrate(trial, static=static)
+def walking(shared_data, walking_full15):
+    return load_trial(shared_data / "subject4_walking1.trc"), walking_full15
 
 
 @pytest.fixture(scope="module")

@@ -9,11 +9,9 @@ import numpy as np
 import pytest
 
 from mocap_dynamics.solver.errors import SolverError
-from mocap_dynamics.solver.io import attach_plates, load_trial, read_grf_mot
 from mocap_dynamics.solver.kinematics import joint_angles, reconstruct
 from mocap_dynamics.solver.kinematics.natural import natural_model
 from mocap_dynamics.solver.kinematics.synthetic import linkage_model, smooth_motion, synthetic_trial
-from mocap_dynamics.solver.model import calibrate
 
 PAPER_FRAMES = 8  # the paper mode is the slow reference: a few frames are enough
 
@@ -23,18 +21,6 @@ def linkage():
     model = linkage_model()
     q = smooth_motion(model, 120, seed=1)
     return model, q
-
-
-@pytest.fixture(scope="module")
-def walking_full15(shared_data):
-    static = attach_plates(load_trial(shared_data / "subject4_static1.trc"),
-                           read_grf_mot(shared_data / "subject4_static1_grf.mot"))
-    return calibrate(load_trial(shared_data / "subject4_walking1.trc"), static=static)
-
-
-@pytest.fixture(scope="module")
-def cmu_brubaker12(shared_data):
-    return calibrate(load_trial(shared_data / "cmu_dribble_shoot_basketball.c3d"), template="brubaker12")
 
 
 def poses_close(motion, model, q, atol):

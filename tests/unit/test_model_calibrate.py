@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from mocap_dynamics.solver.errors import ModelError
-from mocap_dynamics.solver.io import attach_plates, load_trial, read_grf_mot
+from mocap_dynamics.solver.io import load_trial
 from mocap_dynamics.solver.model import calibrate
 from mocap_dynamics.solver.model.calibrate import ASSUMED_MASS, LENGTH_TOLERANCE
 from mocap_dynamics.solver.model.fit import marker_indices
@@ -34,9 +34,8 @@ def adult_range(segment: str) -> tuple[float, float]:
 
 
 @pytest.fixture(scope="module")
-def static(shared_data):
-    trial = load_trial(shared_data / "subject4_static1.trc")
-    return attach_plates(trial, read_grf_mot(shared_data / "subject4_static1_grf.mot"))
+def static(subject4_static):
+    return subject4_static
 
 
 @pytest.fixture(scope="module")
