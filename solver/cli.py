@@ -16,12 +16,10 @@ import argparse
 import json
 import sys
 import traceback
-from dataclasses import fields
 from pathlib import Path
 from typing import Callable, TypeVar
 
 from .errors import InputError, MocapError
-from .io import ImportOptions
 from .io.atomic import write_text
 from .io.conventions import UNIT_OVERRIDES, UP_AXES
 from .model import TEMPLATES
@@ -35,8 +33,9 @@ EXIT_OK, EXIT_BUG, EXIT_BAD_INPUT = 0, 1, 2
 T = TypeVar("T")
 _DEFAULT = PipelineOptions()
 
-#: Pipeline flags by group: (flag, the ``PipelineOptions`` or ``ImportOptions`` field it sets, argparse
-#: keywords, whether its value is a path). Flags that are not given are absent from the parsed namespace.
+#: Pipeline flags by group: (flag, the ``PipelineOptions`` field it sets (``table.field`` for the nested
+#: ``import`` and ``zero_gravity`` options), argparse keywords, whether its value is a path). Flags that
+#: are not given are absent from the parsed namespace.
 PIPELINE_FLAGS = {
     "pipeline": (
         ("--options", "options", {"metavar": "FILE.toml", "help": "pipeline options from a TOML file (flags "
@@ -46,9 +45,9 @@ PIPELINE_FLAGS = {
     "import": (
         ("--grf", "grf", {"metavar": "FILE.mot", "help": "OpenSim .mot with the trial's ground reaction forces "
                                                          "(default: NAME_grf.mot next to NAME.trc, if any)"}, True),
-        ("--units", "units", {"choices": UNIT_OVERRIDES, "help": "override the file's length unit"}, False),
-        ("--up-axis", "up_axis", {"choices": UP_AXES, "help": "override the file's up axis"}, False),
-        ("--keep-prefix", "strip_prefix", {"action": "store_false", "help": "keep subject prefixes in marker "
+        ("--units", "import.units", {"choices": UNIT_OVERRIDES, "help": "override the file's length unit"}, False),
+        ("--up-axis", "import.up_axis", {"choices": UP_AXES, "help": "override the file's up axis"}, False),
+        ("--keep-prefix", "import.strip_prefix", {"action": "store_false", "help": "keep subject prefixes in marker "
                                                                             "labels"}, False),
     ),
     "body model": (
@@ -112,13 +111,12 @@ def pipeline_options(args: argparse.Namespace) -> PipelineOptions:
     """The ``PipelineOptions`` of parsed flags: defaults, then ``--options``, then the flags given."""
     given = vars(args)
     base = options_from_toml(given["options"]) if "options" in given else PipelineOptions()
-    import_fields = {f.name for f in fields(ImportOptions)}
-    values = {dest: given[dest] for _, dest, _, _ in _flags() if dest in given and dest != "options"}
-    tables = {"import": {k: values.pop(k) for k in list(values) if k in import_fields}}
-    for dest in [d for d in values if "." in d]:
-        table, name = dest.split(".")
-        tables.setdefault(table, {})[name] = values.pop(dest)
-    return options_from_dict({**values, **tables}, base)
+    values = {}
+    for _, dest, _, _ in _flags():
+        if dest in given and dest != "options":  # "table.field" fills a nested table (``pipeline.NESTED``)
+            *table, name = dest.split(".")
+            (values.setdefault(table[0], {}) if table else values)[name] = given[dest]
+    return options_from_dict(values, base)
 
 
 def pipeline_argv(args: argparse.Namespace) -> list[str]:
