@@ -84,11 +84,18 @@ def segment_motion(model: BodyModel, q: np.ndarray, v: np.ndarray):
     return _segment_motion(tree_of(model), q, v, chunks(len(q)))
 
 
-def momentum(model: BodyModel, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Linear momentum [kg m/s] and angular momentum about the world origin [kg m²/s], world frame, (T, 3) each."""
+def segment_momenta(model: BodyModel, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each segment's linear momentum [kg m/s] and angular momentum about the world origin [kg m²/s], world
+    frame, (T, S, 3) each."""
     com, com_velocity, spin, _ = segment_motion(model, q, v)
     linear = np.array([s.mass for s in model.segments])[:, None] * com_velocity
-    return linear.sum(1), (np.cross(com, linear) + spin).sum(1)
+    return linear, np.cross(com, linear) + spin
+
+
+def momentum(model: BodyModel, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Linear momentum [kg m/s] and angular momentum about the world origin [kg m²/s], world frame, (T, 3) each."""
+    linear, angular = segment_momenta(model, q, v)
+    return linear.sum(1), angular.sum(1)
 
 
 @dataclass(frozen=True)

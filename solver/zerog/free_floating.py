@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ..dynamics.energy import momentum as momentum_of, segment_motion
+from ..dynamics.energy import segment_momenta
 from ..dynamics.forward import crba_workspace, frame_crba
 from ..dynamics.inverse import frame_rnea, rnea
 from ..dynamics.spatial import cross, frame_kinematics, quat, quat_mul, row, sub, tree_of, workspace
@@ -199,12 +199,11 @@ def _integrate(tree, q_path, v_path, a_path, h0, dt):
     return q_out, v_out, a_out
 
 
-def _momentum_scale(model: BodyModel, q: np.ndarray, v: np.ndarray, h0: np.ndarray) -> float:
+def _momentum_scale(linear: np.ndarray, angular: np.ndarray, h0: np.ndarray) -> float:
     """What momentum drift is relative to: ``|h₀|`` or, when larger, the largest sum of the segments' own
-    spatial momentum magnitudes (so a zero-momentum manoeuvre is judged against the momenta that cancel)."""
-    com, com_velocity, spin, _ = segment_motion(model, q, v)
-    linear = np.array([s.mass for s in model.segments])[:, None] * com_velocity
-    parts = np.linalg.norm(linear, axis=-1) + np.linalg.norm(np.cross(com, linear) + spin, axis=-1)
+    spatial momentum magnitudes (so a zero-momentum manoeuvre is judged against the momenta that cancel);
+    ``linear``/``angular``: the segments' momenta (T, S, 3)."""
+    parts = np.linalg.norm(linear, axis=-1) + np.linalg.norm(angular, axis=-1)
     return float(max(np.linalg.norm(h0), parts.sum(1).max(), 1e-300))
 
 
@@ -215,7 +214,7 @@ def free_floating(model: BodyModel, path: JointPath, *, initial_momentum: np.nda
     ``initial_momentum`` (6,): linear [kg m/s] and angular momentum about the world origin [kg m²/s], world
     frame; ``None`` is zero. Returns the motion (base pose from momentum conservation), its inverse dynamics
     without gravity (joint torques; the root wrench is zero to rounding), the momentum of every frame
-    computed independently (``solver.dynamics.energy.momentum``) and timings.
+    computed independently of the integrator (``solver.dynamics.energy.segment_momenta``) and timings.
     """
     h0 = np.zeros(6) if initial_momentum is None else np.asarray(initial_momentum, dtype=float).reshape(6)
     q_path, v_path, a_path = (np.ascontiguousarray(x, dtype=float) for x in (path.q, path.v, path.a))
@@ -235,9 +234,9 @@ def free_floating(model: BodyModel, path: JointPath, *, initial_momentum: np.nda
     dynamics = rnea(model, times, q, v, a, gravity=NO_GRAVITY, options={"derivatives": "prescribed joints, "
                     "base from momentum conservation", "method": method})
     t2 = time.perf_counter()
-    linear, angular = momentum_of(model, q, v)
-    momentum = np.hstack([linear, angular])
+    linear, angular = segment_momenta(model, q, v)
+    momentum = np.hstack([linear.sum(1), angular.sum(1)])
     motion = Motion.from_q(model, times, q, method=method, v=v, a=a, info=dict(info or {}))
     timings = {"integrate_s": t1 - t0, "torques_s": t2 - t1, "frames": len(times)}
     return ZeroGravity(motion=motion, dynamics=dynamics, momentum=momentum, initial_momentum=h0,
-                       momentum_scale=_momentum_scale(model, q, v, h0), timings=timings, info=dict(info or {}))
+                       momentum_scale=_momentum_scale(linear, angular, h0), timings=timings, info=dict(info or {}))
