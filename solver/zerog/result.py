@@ -27,7 +27,8 @@ class ZeroGravity:
     velocities and accelerations included. ``dynamics``: its inverse dynamics without gravity (joint torques;
     the root wrench is zero up to rounding). ``momentum`` (T, 6): linear [kg m/s] and angular momentum about
     the world origin [kg m²/s], world frame, computed from ``motion`` by
-    ``solver.dynamics.energy.segment_momenta``; ``initial_momentum`` (6,) what it was held at; ``momentum_scale`` what drift is measured against.
+    ``solver.dynamics.energy.segment_momenta``; ``initial_momentum`` (6,) what it was held at;
+    ``momentum_scale`` what drift is measured against.
     ``info``: what was simulated (manoeuvre parameters, energy measures, costs).
     """
 
