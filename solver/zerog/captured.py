@@ -28,7 +28,7 @@ INITIAL_MOMENTUM = ("zero", "first_frames")
 FIRST_FRAMES_S = 0.05
 
 
-def _splined(model, times: np.ndarray, q: np.ndarray, at: np.ndarray):
+def splined(model, times: np.ndarray, q: np.ndarray, at: np.ndarray):
     """``(q, v, a)`` at times ``at`` in the model layout, from cubic splines through the frames (module doc)."""
     spline = CubicSpline(times, continuous_quaternions(model, q), axis=0)
     p, dp, ddp = spline(at), spline(at, 1), spline(at, 2)
@@ -64,7 +64,7 @@ def simulate_zero_gravity(motion: Motion, *, initial_momentum: str = "zero") -> 
         raise SolverError(f"{len(frames)} frames of the motion have no pose (NaN), the first at frame {frames[0]}",
                           "fill the gaps or trim the motion to frames with a pose")
     time_step(times)
-    path_q, path_v, path_a = _splined(model, times, q, half_steps(times))
+    path_q, path_v, path_a = splined(model, times, q, half_steps(times))
     h0 = np.zeros(6)
     if initial_momentum == "first_frames":
         first = max(1, int(np.sum(times - times[0] <= FIRST_FRAMES_S)))

@@ -39,7 +39,7 @@ from ..errors import SolverError
 from ..kinematics.motion import Motion
 from ..model.body import BodyModel
 from ..rotations import matrix_to_quat, quat_from_axis_angle, quat_to_matrix
-from .captured import _splined
+from .captured import splined
 from .free_floating import NO_GRAVITY
 from .motion_function import motion_function
 from .result import ZeroGravity
@@ -136,7 +136,7 @@ def ladder_traversal(model: BodyModel, *, rungs: int = 4, rung_spacing: float = 
         x, _, _ = motion_function(times[frames] - ends[k - 1], 1.0, ends[k] - ends[k - 1])
         path = rung(free, start_rung) + np.outer(x, rung(free, end_rung)[0] - rung(free, start_rung)[0])
         q[frames] = arm_ik(model, q[frames], free, path, GRASP)
-    q, v, a = _splined(model, times, q, times)
+    q, v, a = splined(model, times, q, times)
     free_dynamics = rnea(model, times, q, v, a, gravity=NO_GRAVITY)
     wrench = free_dynamics.root_wrench
     arm = grasp_point - q[:, 0:3]
