@@ -33,7 +33,7 @@ from ..model.body import BodyModel
 from .free_floating import JointPath, free_floating, half_steps
 from .motion_function import quintic
 from .result import ZeroGravity
-from .tree import DynamicTree, _transforms, dynamic_tree, floating_frame, floating_workspace, link_inertias, \
+from .tree import DynamicTree, dynamic_tree, floating_frame, floating_workspace, link_inertias, link_transforms, \
     model_coordinates, tree_motion
 
 DEGREE = 3
@@ -52,7 +52,7 @@ def _torques_and_partials(parent, rotation, offset, inertias, theta, rate, acc, 
         th, rt, ac = np.empty(n), np.empty(n), np.empty(n)
         for t in range(chunk * n_frames // n_chunks, (chunk + 1) * n_frames // n_chunks):
             th[:], rt[:], ac[:] = theta[t], rate[t], acc[t]
-            _transforms(rotation, offset, th, ws.X)
+            link_transforms(rotation, offset, th, ws.X)
             floating_frame(parent, ws.X, inertias, rt, ac, ws.v, ws.a, ws.f, ws.composite, ws.momentum, ws.lower,
                            tau[t])
             for d in range(3):
@@ -62,12 +62,12 @@ def _torques_and_partials(parent, rotation, offset, inertias, theta, rate, acc, 
                     for sign in range(2):
                         x[j] += STEP if sign == 0 else -2 * STEP
                         if d == 0:
-                            _transforms(rotation, offset, th, ws.X)
+                            link_transforms(rotation, offset, th, ws.X)
                         floating_frame(parent, ws.X, inertias, rt, ac, ws.v, ws.a, ws.f, ws.composite, ws.momentum,
                                        ws.lower, plus if sign == 0 else minus)
                     x[j] += STEP
                     if d == 0:
-                        _transforms(rotation, offset, th, ws.X)
+                        link_transforms(rotation, offset, th, ws.X)
                     for k in range(n):
                         partial[t, d, m, k] = (plus[k] - minus[k]) / (2 * STEP)
     return tau, partial

@@ -209,7 +209,7 @@ def _link_inertias(mass, com, inertia):
 
 
 @njit(cache=True)
-def _transforms(rotation, offset, theta, X):
+def link_transforms(rotation, offset, theta, X):
     """Featherstone's ``X̂_i`` (parent link -> link ``i`` coordinates) ``[[E, 0], [-E r×, E]]`` with
     ``E = (C_i R_z(θ_i))ᵀ`` (``C_i`` the joint local frame, ``r`` its origin in the parent link)."""
     for i in range(1, len(theta)):
@@ -271,7 +271,7 @@ def _tree_rnea_frames(parent, rotation, offset, inertias, theta, rate, acc, v0, 
     for chunk in prange(n_chunks):
         X, v, a, f = np.zeros((n, 6, 6)), np.empty((n, 6)), np.empty((n, 6)), np.empty((n, 6))
         for t in range(chunk * n_frames // n_chunks, (chunk + 1) * n_frames // n_chunks):
-            _transforms(rotation, offset, theta[t], X)
+            link_transforms(rotation, offset, theta[t], X)
             _rnea(parent, X, inertias, rate[t], acc[t], v0[t], a0[t], v, a, f)
             Q[t, 0] = 0.0
             for i in range(1, n):
@@ -353,7 +353,7 @@ def _floating_frames(parent, rotation, offset, inertias, theta, rate, acc, n_chu
     for chunk in prange(n_chunks):
         ws = floating_workspace(n)
         for t in range(chunk * n_frames // n_chunks, (chunk + 1) * n_frames // n_chunks):
-            _transforms(rotation, offset, theta[t], ws.X)
+            link_transforms(rotation, offset, theta[t], ws.X)
             floating_frame(parent, ws.X, inertias, rate[t], acc[t], ws.v, ws.a, ws.f, ws.composite, ws.momentum,
                            ws.lower, Q[t])
     return Q
