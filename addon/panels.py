@@ -152,7 +152,8 @@ class MOCAP_DYNAMICS_PT_contact(_SubStep, bpy.types.Panel):
                              "Ground forces, plane, stiffness from the motion alone.")
         if box is None:
             return
-        box.label(text=f"Root force explained: {100 * contact['explained_force']:.0f} %")
+        box.label(text=f"Forces: {'per frame' if contact.get('forces') == 'per_frame' else 'springs (paper)'}; "
+                       f"root force explained {100 * contact['explained_force']:.0f} %")
         box.label(text=f"Plane: {100 * contact['plane_height_m']:.1f} cm high, tilted {contact['plane_angle_deg']:.2f}°")
         box.label(text=f"Resting height {100 * contact['resting_height_m']:.1f} cm; stiffness {contact['stiffness']:.1f}, "
                        f"damping {contact['normal_damping']:.1f} / {contact['tangential_damping']:.1f}")

@@ -32,7 +32,7 @@ def stored_options(meta: dict, **changes) -> PipelineOptions:
     stored = meta.get("options", {})
     imp = ImportOptions(**stored.get("import_options", {}))
     keep = {k: stored[k] for k in ("grf", "template", "mass", "static", "markerset", "sex", "method", "otm_mode",
-                                   "tolerance", "cutoff") if k in stored}
+                                   "tolerance", "cutoff", "contact_forces") if k in stored}
     return PipelineOptions(import_options=imp, **{**keep, **changes})
 
 
@@ -148,10 +148,18 @@ class MOCAP_DYNAMICS_OT_estimate_contact(_Step, bpy.types.Operator):
     bl_idname = "mocap_dynamics.estimate_contact"
     bl_label = "Estimate Contact"
 
+    forces: EnumProperty(name="Forces", items=[
+        ("spring", "Springs (paper)", "Brubaker et al.'s damped springs (eqs. 4-7) with the estimated stiffness "
+                                      "and damping"),
+        ("per_frame", "Per frame", "Forces solved frame by frame at the contact points near the estimated plane, "
+                                   "within friction cones: closer to force plates (filter the dynamics first)")])
+
     def execute(self, context):
-        result = run_step(self, context, "contact")
+        result = run_step(self, context, "contact", contact_forces=self.forces)
         if result is None:
             return {"CANCELLED"}
+        for warning in result.contact.warnings:
+            self.report({"WARNING"}, warning)
         message = f"contact explains {100 * result.contact.explained_force:.0f} % of the root force"
         if result.plate_comparison is not None:
             message += (f"; vertical GRF vs plates: RMSE {result.plate_comparison.rmse_vertical:.1f} % BW, "

@@ -19,6 +19,7 @@ import traceback
 from pathlib import Path
 from typing import Callable, TypeVar
 
+from .contact import FORCE_MODELS
 from .errors import InputError, MocapError
 from .io.atomic import write_text
 from .io.conventions import UNIT_OVERRIDES, UP_AXES
@@ -72,6 +73,9 @@ PIPELINE_FLAGS = {
         ("--cutoff", "cutoff", {"type": float, "metavar": "HZ", "help": "zero-lag Butterworth cutoff before "
                                                                         "differentiating (default: the paper's "
                                                                         "plain forward differences)"}, False),
+        ("--contact-forces", "contact_forces", {"choices": list(FORCE_MODELS), "help": "contact forces from the "
+                                                "paper's springs (default: spring) or solved frame by frame on the "
+                                                "estimated plane (per_frame; use with --cutoff)"}, False),
     ),
     "zero gravity": (
         ("--zero-gravity", "zero_gravity.kind", {"choices": ZERO_GRAVITY_KINDS, "help": "the zero-gravity variant "

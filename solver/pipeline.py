@@ -23,7 +23,7 @@ from typing import Callable
 
 import numpy as np
 
-from .contact import Contact, PlateComparison, compare_with_plates, estimate_contact
+from .contact import FORCE_MODELS, Contact, PlateComparison, compare_with_plates, estimate_contact
 from .dynamics import Dynamics, inverse_dynamics, plate_forces
 from .errors import InputError
 from .io import ImportOptions, attach_plates, load_trial, quiet_standing_weight, read_grf_mot
@@ -56,7 +56,9 @@ class PipelineOptions:
     quiet standing on force plates, else an assumed 70 kg that every report
     flags), ``static`` (a static trial of the same subject; its GRF found the
     same way), ``markerset`` (a TOML mapping for unknown marker sets), ``sex``
-    (de Leva table). ``zero_gravity``: which zero-gravity variant the last stage simulates.
+    (de Leva table). ``contact_forces``: the contact stage's point forces, ``"spring"`` (Brubaker et al.'s
+    eqs. 4-7) or ``"per_frame"`` (solved frame by frame on the estimated plane; with a ``cutoff`` it follows
+    force plates more closely). ``zero_gravity``: which zero-gravity variant the last stage simulates.
     """
 
     import_options: ImportOptions = ImportOptions()
@@ -71,6 +73,7 @@ class PipelineOptions:
     otm_mode: str = "fast"
     tolerance: float = 1e-7
     cutoff: float | None = None
+    contact_forces: str = "spring"
     zero_gravity: ZeroGravityOptions = ZeroGravityOptions()
 
     def __post_init__(self):
@@ -80,6 +83,9 @@ class PipelineOptions:
             raise InputError(f"Unknown reconstruction method {self.method!r}", "use 'otm' or 'lee'")
         if self.otm_mode not in ("fast", "paper"):
             raise InputError(f"Unknown OTM mode {self.otm_mode!r}", "use 'fast' or 'paper'")
+        if self.contact_forces not in FORCE_MODELS:
+            raise InputError(f"Unknown contact force model {self.contact_forces!r}",
+                             f"use {' or '.join(repr(m) for m in FORCE_MODELS)}")
         for name, optional in (("mass", True), ("tolerance", False), ("cutoff", True)):
             value = getattr(self, name)
             if (value is None and not optional) or (value is not None and (
@@ -334,7 +340,7 @@ def run(path: str | Path, options: PipelineOptions = PipelineOptions(), progress
     if options.runs("contact"):
         progress(0.0, "estimating ground contact from the motion")
         t0 = time.perf_counter()
-        result.contact = estimate_contact(result.motion, dynamics=result.dynamics)
+        result.contact = estimate_contact(result.motion, dynamics=result.dynamics, forces=options.contact_forces)
         if trial.plates:
             result.plate_comparison = compare_with_plates(result.contact, trial)
         timings["contact"] = time.perf_counter() - t0

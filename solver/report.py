@@ -37,5 +37,16 @@ def summary(report: dict) -> str:
         if "with_measured_plates" in dyn:
             line += f", {dyn['with_measured_plates']['root_force_mean_percent_bw']:.0f} % with the measured plates"
         lines.append(line)
+    contact = report.get("contact")
+    if contact:
+        lines.append(f"  contact ({contact['forces'].replace('_', ' ')} forces): explains "
+                     f"{100 * contact['explained_force']:.0f} % of the root force; plane tilted "
+                     f"{contact['plane_angle_deg']:.2f} deg, resting height {100 * contact['resting_height_m']:.1f} cm")
+        plates = contact.get("plates")
+        if plates:
+            lines.append(f"  estimated vs plates: vertical GRF RMSE {plates['rmse_vertical_bw_percent']:.1f} % BW, "
+                         f"r = {plates['correlation_vertical']:.2f}; horizontal RMSE "
+                         f"{plates['rmse_horizontal_bw_percent']:.1f} % BW")
+        lines += [f"  warning: {w}" for w in contact.get("warnings", [])]
     lines.append("  timings: " + ", ".join(f"{k} {v:.3f} s" for k, v in report["timings_s"].items()))
     return "\n".join(lines) + "\n"

@@ -47,6 +47,11 @@ soles rest, not how stiff the surface is nor where exactly it lies.
 Fraction explained (Fig. 6): ``1 - mean_t |F_root(θ)| / mean_t |F_root(0)|``
 over per-frame magnitudes of the root *force* (N); the same for the root
 torque is reported beside it.
+
+Forces: ``forces="spring"`` (default) is the paper's model, eqs. 4-7, with the
+estimated springs; ``forces="per_frame"`` keeps the estimated surfaces but
+solves each frame's point forces within friction cones (``per_frame``, an
+extension: closer to force plates, see its docstring).
 """
 
 from __future__ import annotations
@@ -64,6 +69,7 @@ from ..model.body import BodyModel
 from .gradient import objective_and_gradient
 from .model import ContactConstants, ContactPoints, Material, Plane, Surface, SurfaceArrays, contact_forces, \
     point_motion, resting_distance, segment_wrenches
+from .per_frame import PerFrameOptions, per_frame_forces
 
 #: Starting materials (κ_N, δ_N, δ_T), in order; ``starts=n`` uses the first n.
 START_MATERIALS = (Material(5.0, 5.0, 5.0), Material(2.0, 1.0, 1.0), Material(12.0, 10.0, 10.0),
@@ -80,6 +86,8 @@ SUPPORT_SPREAD = 0.05
 RELATIVE_TOLERANCE = 1e-10
 #: A centre of pressure needs at least this normal force [N] (as force plates, ``io.plates``).
 COP_MIN_FORCE = 20.0
+#: How the point forces are found once the surfaces are: the paper's springs (eqs. 4-7), or per frame.
+FORCE_MODELS = ("spring", "per_frame")
 
 
 @dataclass(frozen=True)
@@ -136,6 +144,7 @@ class Contact:
     point). ``root_wrench_without`` (T, 6) is the root wrench with no contact, ``dynamics.root_wrench``
     the one left with it. ``explained_force``/``explained_torque``: 1 - mean|root force (torque) with
     contact| / mean|... without| (Fig. 6, per-frame magnitudes averaged over the valid frames).
+    ``force_model``: ``"spring"`` (eqs. 4-7) or ``"per_frame"`` (see the module docstring).
     """
 
     model: BodyModel
@@ -162,6 +171,7 @@ class Contact:
     explained_torque: float
     dynamics: Dynamics
     optimisation: Optimisation
+    force_model: str = "spring"
 
     @property
     def plane(self) -> Plane:
@@ -204,9 +214,21 @@ class Contact:
         """The root wrench left with contact (T, 6)."""
         return self.dynamics.root_wrench
 
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """What a user should know about these forces: per-frame forces from unfiltered forward differences
+        carry the differentiation noise of the accelerations."""
+        options = self.dynamics.options
+        if self.force_model == "per_frame" and options.get("derivatives") == "forward differences" \
+                and options.get("cutoff_hz") is None:
+            return ("per-frame contact forces follow the noise of unfiltered accelerations: filter the dynamics "
+                    "(a cutoff of 6-8 Hz for walking)",)
+        return ()
+
     def summary(self) -> dict:
         """Key figures, JSON-ready."""
-        return {"plane_normal": self.plane.normal.tolist(), "plane_offset_m": self.plane.offset,
+        return {"forces": self.force_model, "warnings": list(self.warnings),
+                "plane_normal": self.plane.normal.tolist(), "plane_offset_m": self.plane.offset,
                 "plane_height_m": self.plane_height, "plane_angle_deg": self.plane_angle,
                 "resting_height_m": self.resting_height, "stiffness": self.stiffness,
                 "normal_damping": self.normal_damping, "tangential_damping": self.tangential_damping,
@@ -451,7 +473,8 @@ def at_rest(surface: Surface, material: Material, n_points: int, weight: float, 
 
 def estimate_contact(motion: Motion | None = None, *, dynamics: Dynamics | None = None, surfaces="plane",
                      normalisation="body_mass", starts=4, bounds: Bounds = Bounds(), torque_weight: float = 1.0,
-                     constants: ContactConstants = ContactConstants()) -> Contact:
+                     constants: ContactConstants = ContactConstants(), forces: str = "spring",
+                     per_frame: PerFrameOptions = PerFrameOptions()) -> Contact:
     """Estimate the contact surfaces, springs and forces that best explain ``motion`` (eq. 10).
 
     ``dynamics``: its inverse dynamics without external forces (computed with forward differences when not
@@ -459,8 +482,12 @@ def estimate_contact(motion: Motion | None = None, *, dynamics: Dynamics | None 
     starting ``Surface`` objects (several planes: a floor and a step, a box); the first start keeps their
     materials. ``starts``: how many starts (materials from ``START_MATERIALS``) or a sequence of
     ``Material``. ``torque_weight`` [m⁻²] weighs the root torque against the root force in eq. 10 (1: the
-    paper's plain sum). ``normalisation``: see the module docstring.
+    paper's plain sum). ``normalisation``: see the module docstring. ``forces``: ``"spring"`` (the paper's
+    eqs. 4-7) or ``"per_frame"`` (solved per frame on the estimated surfaces, with ``per_frame``'s options).
     """
+    if forces not in FORCE_MODELS:
+        raise SolverError(f"Unknown contact force model {forces!r}",
+                          "use 'spring' (the paper's eqs. 4-7) or 'per_frame' (solved frame by frame)")
     if dynamics is None:
         if motion is None:
             raise SolverError("Nothing to estimate contact from", "pass a Motion or its Dynamics")
@@ -501,17 +528,35 @@ def estimate_contact(motion: Motion | None = None, *, dynamics: Dynamics | None 
                       points=positions[valid], velocities=velocities[valid], force_scale=scale,
                       torque_weight=torque_weight, constants=constants)
     best, record = fit(problem, runs, anchors, bounds)
-    return contact_from_surfaces(dynamics, best, name, scale, constants, anchors[0, :2], record, n_support)
+    by_surface = None if forces == "spring" else _per_frame_by_surface(dynamics, best, positions, torque_weight,
+                                                                       per_frame, constants)
+    return contact_from_surfaces(dynamics, best, name, scale, constants, anchors[0, :2], record, n_support,
+                                 by_surface)
+
+
+def _per_frame_by_surface(dynamics: Dynamics, surfaces: tuple[Surface, ...], positions: np.ndarray,
+                          torque_weight: float, options: PerFrameOptions, constants: ContactConstants) -> np.ndarray:
+    """Per-frame point forces (``per_frame``) split by the surface nearest each point: (S, T, K, 3) [N]."""
+    model = dynamics.model
+    solved = per_frame_forces(dynamics.root_wrench, dynamics.root_origin, positions, surfaces,
+                              model.total_mass * float(np.linalg.norm(dynamics.gravity)), torque_weight, options,
+                              constants)
+    nearest = np.argmin(np.stack([s.distance(positions) for s in surfaces]), axis=0)
+    return np.stack([np.where((nearest == j)[..., None], solved, 0.0) for j in range(len(surfaces))])
 
 
 def contact_from_surfaces(dynamics: Dynamics, surfaces: tuple[Surface, ...], normalisation: str, force_scale: float,
                           constants: ContactConstants, location: np.ndarray, record: Optimisation,
-                          supporting_points: int) -> Contact:
-    """Every output of ``Contact`` for given surfaces (the estimate, or known ones)."""
+                          supporting_points: int, by_surface: np.ndarray | None = None) -> Contact:
+    """Every output of ``Contact`` for given surfaces (the estimate, or known ones), with the springs' forces
+    (eqs. 4-7) or given point forces per surface ``by_surface`` (S, T, K, 3) [N] (``force_model`` "per_frame")."""
     model = dynamics.model
     points = ContactPoints.of(model)
     positions, velocities = point_motion(model, dynamics.q, dynamics.v, points)
-    by_surface = np.stack([force_scale * contact_forces(positions, velocities, (s,), constants) for s in surfaces])
+    force_model = "spring" if by_surface is None else "per_frame"
+    if by_surface is None:
+        by_surface = np.stack([force_scale * contact_forces(positions, velocities, (s,), constants)
+                               for s in surfaces])
     forces = by_surface.sum(0)
     segment_force, segment_torque = segment_wrenches(model, dynamics.q, points.segments, positions, forces)
     feet = foot_segments(model)
@@ -534,4 +579,4 @@ def contact_from_surfaces(dynamics: Dynamics, surfaces: tuple[Surface, ...], nor
         total_cop=_dominant_cop(surfaces, by_surface, positions), root_wrench_without=dynamics.root_wrench,
         explained_force=_explained(with_contact.root_wrench[:, :3], dynamics.root_wrench[:, :3]),
         explained_torque=_explained(with_contact.root_wrench[:, 3:], dynamics.root_wrench[:, 3:]),
-        dynamics=with_contact, optimisation=record)
+        dynamics=with_contact, optimisation=record, force_model=force_model)

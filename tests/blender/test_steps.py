@@ -80,3 +80,22 @@ def test_contact_step_draws_plane_arrows_and_curves(walking, package, shared_dat
         bpy.context.scene.frame_set(1 + t)
         assert rig["GRF vertical total estimated"] == pytest.approx(contact.total_force[t, 2], abs=1e-2)
         assert foot["force_N"] == pytest.approx(np.linalg.norm(contact.foot_force[t, 0]), abs=1e-2)
+
+
+def test_contact_forces_per_frame_from_the_sidebar(walking):
+    """The Contact step's "Per frame" forces, on the dynamics filtered at 8 Hz as the sidebar set them."""
+    assert bpy.ops.mocap_dynamics.reconstruct() == {"FINISHED"}
+    assert bpy.ops.mocap_dynamics.inverse_dynamics(cutoff=8.0) == {"FINISHED"}
+    assert bpy.ops.mocap_dynamics.estimate_contact(forces="per_frame") == {"FINISHED"}
+    meta = walking["mocap_dynamics"].to_dict()
+    assert meta["options"]["cutoff"] == 8.0 and meta["options"]["contact_forces"] == "per_frame"
+    assert meta["contact"]["forces"] == "per_frame"
+    plates = meta["contact"]["plates"]
+    assert plates["rmse_vertical_bw_percent"] < 12.0 and plates["correlation_vertical"] > 0.9
+    rig = next(ob for ob in walking.all_objects if ob.type == "ARMATURE")
+    weight = meta["model"]["mass_kg"] * 9.81
+    vertical = []
+    for frame in range(20, 120, 5):
+        bpy.context.scene.frame_set(frame)
+        vertical.append(rig["GRF vertical total estimated"])
+    assert 0.8 * weight < np.mean(vertical) < 1.2 * weight  # walking carries the body weight

@@ -10,9 +10,10 @@ from mocap_dynamics.solver.pipeline import PipelineOptions, options_from_dict, o
 
 def test_toml_sets_fields_and_import_table_and_resolves_relative_paths(tmp_path):
     (tmp_path / "options.toml").write_text('until = "dynamics"\nmass = 61.5\nstatic = "static.trc"\n'
-                                           'method = "lee"\ncutoff = 8\n[import]\nunits = "mm"\nup_axis = "y"\n')
+                                           'method = "lee"\ncutoff = 8\ncontact_forces = "per_frame"\n[import]\nunits = "mm"\nup_axis = "y"\n')
     options = options_from_toml(tmp_path / "options.toml")
-    assert (options.until, options.mass, options.method, options.cutoff) == ("dynamics", 61.5, "lee", 8)
+    assert (options.until, options.mass, options.method, options.cutoff, options.contact_forces) \
+        == ("dynamics", 61.5, "lee", 8, "per_frame")
     assert options.static == str(tmp_path / "static.trc")
     assert (options.import_options.units, options.import_options.up_axis) == ("mm", "Y")
     assert options.import_options.strip_prefix is True and options.template == "full15"  # untouched defaults
@@ -31,6 +32,7 @@ def test_values_override_a_base():
     ('tolerance = -1\n', "tolerance"),
     ('until = "render"\n', "stage"),
     ('otm_mode = "slow"\n', "OTM mode"),
+    ('contact_forces = "magic"\n', "contact force model"),
     ('[import]\nunits = "inch"\n', "units"),
     ('mass = \n', "not valid TOML"),
 ])

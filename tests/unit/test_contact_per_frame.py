@@ -1,0 +1,90 @@
+"""Per-frame contact forces (``solver.contact.per_frame``): the NNLS kernel against scipy, the forces of a
+simulated landing recovered from its motion, the friction cones, and real walking against its force plates."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.optimize import nnls
+
+from mocap_dynamics.solver.contact import PerFrameOptions, compare_with_plates, estimate_contact
+from mocap_dynamics.solver.contact.per_frame import nnls_gram
+from mocap_dynamics.solver.dynamics import inverse_dynamics
+from mocap_dynamics.solver.errors import SolverError
+from tests.unit.test_contact_real import with_plates
+from tests.unit.test_contact_synthetic import landing, model, tilted_plane  # noqa: F401  (fixture)
+
+
+def test_nnls_matches_scipy():
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        rows, columns = rng.integers(3, 10), rng.integers(2, 40)
+        a = np.vstack([rng.normal(size=(rows, columns)), np.sqrt(10 ** rng.uniform(-4, 0)) * np.eye(columns)])
+        b = np.concatenate([rng.normal(size=rows), np.zeros(columns)])
+        expected, _ = nnls(a, b)
+        np.testing.assert_allclose(nnls_gram(a.T @ a, a.T @ b), expected, atol=1e-9 * max(1.0, expected.max()))
+
+
+@pytest.fixture(scope="module")
+def landed(model):  # noqa: F811
+    truth = tilted_plane()
+    simulation = landing(model, truth)
+    return simulation, estimate_contact(simulation.motion, forces="per_frame")
+
+
+def test_a_simulated_landing_is_recovered(landed, model):  # noqa: F811
+    """The simulator's spring forces are not the per-frame solution point by point, but their total force and
+    centre of pressure are: the motion determines the total contact wrench."""
+    simulation, contact = landed
+    weight = model.total_mass * 9.81
+    true_total = simulation.point_forces[:len(contact.times)].sum(1)
+    assert contact.force_model == "per_frame" and contact.summary()["forces"] == "per_frame"
+    assert true_total[:, 2].max() > 2 * weight
+    np.testing.assert_allclose(contact.total_force, true_total, atol=0.02 * weight)
+    assert np.abs(contact.root_wrench[:, :3]).max() < 0.02 * weight
+    assert contact.explained_force > 0.98
+    assert contact.warnings and "filter" in contact.summary()["warnings"][0]  # unfiltered forward differences
+
+
+def test_forces_push_within_the_friction_cones(landed):
+    _, contact = landed
+    n = contact.plane.normal
+    normal = contact.point_forces @ n
+    tangential = np.linalg.norm(contact.point_forces - normal[..., None] * n, axis=-1)
+    assert normal.min() > -1e-9
+    assert np.all(tangential <= PerFrameOptions().friction * normal + 1e-9)
+    far = contact.plane.distance(contact.point_positions) > 0.2
+    assert far.any() and np.all(np.linalg.norm(contact.point_forces[far], axis=-1) == 0.0)
+
+
+def test_bad_options_are_refused(landed):
+    simulation, _ = landed
+    with pytest.raises(SolverError, match="force model"):
+        estimate_contact(simulation.motion, forces="magic")
+    with pytest.raises(SolverError, match="friction"):
+        PerFrameOptions(friction=0.0)
+
+
+@pytest.fixture(scope="module")
+def walking(shared_data):
+    """subject4_walking1 with its plates, dynamics filtered at 8 Hz, contact with both force models."""
+    from mocap_dynamics.solver.kinematics import reconstruct
+    from mocap_dynamics.solver.model import calibrate
+    trial = with_plates(shared_data, "subject4_walking1")
+    model = calibrate(trial, "full15", static=with_plates(shared_data, "subject4_static1"))
+    dynamics = inverse_dynamics(reconstruct(trial, model), cutoff=8.0)
+    return trial, {forces: estimate_contact(dynamics=dynamics, forces=forces) for forces in ("spring", "per_frame")}
+
+
+def test_real_walking_follows_the_plates(walking):
+    """Sanity bounds, not tuned: the root force itself (the best any contact model can do with this motion)
+    is within about 8 % body weight of the plates; springs of eqs. 4-7 about 14 %, with no fore-aft force."""
+    trial, contacts = walking
+    spring, per_frame = (compare_with_plates(contacts[f], trial) for f in ("spring", "per_frame"))
+    assert per_frame.covered.mean() > 0.5
+    assert per_frame.rmse_vertical < 12.0 and per_frame.correlation_vertical > 0.9
+    assert per_frame.rmse_horizontal < 8.0 and per_frame.correlation_anteroposterior > 0.8
+    assert per_frame.rmse_vertical < spring.rmse_vertical and per_frame.rmse_horizontal < spring.rmse_horizontal
+    assert {contacts["per_frame"].feet[e.foot] for e in per_frame.events} == {"foot_l", "foot_r"}
+    assert np.all(np.abs(per_frame.onset_errors) < 0.1)
+    assert contacts["per_frame"].warnings == contacts["spring"].warnings == ()
