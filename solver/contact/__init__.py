@@ -22,8 +22,8 @@ from .per_frame import PerFrameOptions
 from .simulate import ContactSimulation, PoseController, simulate_contact
 
 __all__ = [
-    "FORCE_MODELS", "BallEstimate", "BallTrajectory", "Bounds", "Contact", "ContactConstants", "ContactEvent", "ContactSimulation",
-    "Material", "Optimisation", "PerFrameOptions", "Plane", "PlateComparison", "PoseController", "Start", "Surface",
-    "compare_with_plates", "contact_forces", "estimate_ball", "estimate_contact", "grf_table",
+    "FORCE_MODELS", "BallEstimate", "BallTrajectory", "Bounds", "Contact", "ContactConstants", "ContactEvent",
+    "ContactSimulation", "Material", "Optimisation", "PerFrameOptions", "Plane", "PlateComparison", "PoseController",
+    "Start", "Surface", "compare_with_plates", "contact_forces", "estimate_ball", "estimate_contact", "grf_table",
     "point_motion", "resting_distance", "segment_wrenches", "simulate_ball", "simulate_contact",
 ]
