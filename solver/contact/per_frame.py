@@ -43,6 +43,7 @@ from numba import njit
 
 from ..dynamics.spatial import add, cross, dot, row, row2, scale, sub
 from ..errors import SolverError
+from ..kernels import cholesky_factor, cholesky_substitute
 from .model import ContactConstants, SurfaceArrays, active_face, sigmoid
 
 #: An NNLS iteration stops adding a cone edge whose gradient is below this (problems scaled to body weight).
@@ -67,35 +68,10 @@ class PerFrameOptions:
 
 
 @njit(cache=True)
-def _solve_subset(matrix, rhs, rows):
-    """``matrix[rows][:, rows]⁻¹ rhs[rows]`` for a symmetric positive definite ``matrix``, by Cholesky. (Loops
-    rather than ``np.linalg.solve`` and ``@``: numba compiles these in a fraction of the time.)"""
-    n = len(rows)
-    low = np.zeros((n, n))
-    for i in range(n):
-        for j in range(i + 1):
-            value = matrix[rows[i], rows[j]]
-            for m in range(j):
-                value -= low[i, m] * low[j, m]
-            low[i, j] = np.sqrt(value) if i == j else value / low[j, j]
-    y = np.empty(n)
-    for i in range(n):  # L y = b, then Lᵀ x = y in place
-        value = rhs[rows[i]]
-        for m in range(i):
-            value -= low[i, m] * y[m]
-        y[i] = value / low[i, i]
-    for i in range(n - 1, -1, -1):
-        value = y[i]
-        for m in range(i + 1, n):
-            value -= low[m, i] * y[m]
-        y[i] = value / low[i, i]
-    return y
-
-
-@njit(cache=True)
 def nnls_gram(gram, rhs):
     """``argmin_{x >= 0} ½ xᵀ G x - hᵀx`` for a symmetric positive definite ``G`` (Lawson & Hanson's
-    active-set NNLS on the normal equations, as in Bro & de Jong 1997)."""
+    active-set NNLS on the normal equations, as in Bro & de Jong 1997). Loops rather than ``@`` and
+    ``np.linalg.solve``: numba compiles them in a fraction of the time."""
     n = len(rhs)
     x = np.zeros(n)
     passive = np.zeros(n, dtype=np.bool_)
@@ -113,7 +89,10 @@ def nnls_gram(gram, rhs):
         passive[j] = True
         for _ in range(n):  # solve on the free edges; step back to the boundary while one would go negative
             idx = np.flatnonzero(passive)
-            z = _solve_subset(gram, rhs, idx)
+            z = rhs[idx]
+            free = gram[idx][:, idx]
+            cholesky_factor(free, free)  # positive definite: a principal block of G
+            cholesky_substitute(free, z, z)
             if np.all(z > 0):
                 x[:] = 0.0
                 x[idx] = z
