@@ -1,4 +1,4 @@
-"""The subject's armature: one bone per segment, a simple body mesh, and keying of any ``Motion``.
+"""The subject's armature: one bone per segment, the body mesh (meshes.py), and keying of any ``Motion``.
 
 Rest pose = the model's neutral pose (anatomical neutral, every segment frame
 parallel to the world), standing on the floor at the origin. Bones are built
@@ -15,7 +15,6 @@ Rebuilding the armature of a trial updates the same object in place.
 
 from __future__ import annotations
 
-import bmesh
 import bpy
 import numpy as np
 from mathutils import Matrix
@@ -24,12 +23,11 @@ from ..solver.kinematics.motion import Motion
 from ..solver.model.body import BodyModel
 from ..solver.rotations import matrix_to_quat, quat_continuity
 from .keying import key_channels, vector_channels
-from .materials import material
+from .meshes import body_mesh
 
 RIG_PROP = "mocap_dynamics_rig"
 BODY_PROP = "mocap_dynamics_body"
 MIN_BONE_LENGTH = 0.01  # m; Blender deletes zero-length bones
-BODY_DENSITY = 1000.0  # kg/m³, for the body mesh's segment radii (a look, not physics)
 
 
 def _intended_axes(model: BodyModel) -> np.ndarray:
@@ -59,28 +57,6 @@ def _rest_matrices(model: BodyModel) -> tuple[np.ndarray, np.ndarray]:
     q[:3] = _rest_root_position(model)
     rot, pos = model.forward_kinematics(q)
     return rot @ _intended_axes(model), pos
-
-
-def _body_mesh(model: BodyModel, rest_rot: np.ndarray, heads: np.ndarray) -> bpy.types.Mesh:
-    """An ellipsoid per segment from joint to tip, radius of a cylinder of the segment's mass and length."""
-    mesh = bpy.data.meshes.new("MocapDynamics body")
-    bm = bmesh.new()
-    deform = bm.verts.layers.deform.verify()
-    for k, seg in enumerate(model.segments):
-        length = max(seg.length, MIN_BONE_LENGTH)
-        radius = float(np.sqrt(seg.mass / (BODY_DENSITY * np.pi * length)))
-        before = set(bm.verts)
-        bmesh.ops.create_uvsphere(bm, u_segments=16, v_segments=8, radius=1.0)
-        verts = [v for v in bm.verts if v not in before]
-        scale = np.array([radius, 0.5 * length, radius])  # bone axes: Y along the segment
-        for v in verts:
-            local = np.array(v.co) * scale + [0.0, 0.5 * length, 0.0]
-            v.co = heads[k] + rest_rot[k] @ local
-            v[deform][k] = 1.0
-    bm.to_mesh(mesh)
-    bm.free()
-    mesh.materials.append(material("body"))
-    return mesh
 
 
 def build_armature(context: bpy.types.Context, model: BodyModel, collection: bpy.types.Collection,
@@ -117,11 +93,11 @@ def build_armature(context: bpy.types.Context, model: BodyModel, collection: bpy
         bone["inertia_kg_m2"] = seg.inertia.ravel().tolist()
         bone["joint"] = seg.joint
         arm_ob.pose.bones[seg.name].rotation_mode = "QUATERNION"
-    _attach_body(model, arm_ob, collection, rest_rot, heads)
+    _attach_body(model, arm_ob, collection, heads)
     return arm_ob
 
 
-def _attach_body(model: BodyModel, arm_ob, collection, rest_rot, heads) -> None:
+def _attach_body(model: BodyModel, arm_ob, collection, heads) -> None:
     """(Re)create the body mesh, rigidly skinned to the bones through an Armature modifier.
 
     The mesh's deform weights refer to vertex groups by index (segment order), so
@@ -132,7 +108,7 @@ def _attach_body(model: BodyModel, arm_ob, collection, rest_rot, heads) -> None:
         mesh = old.data
         bpy.data.objects.remove(old)
         bpy.data.meshes.remove(mesh)
-    body = bpy.data.objects.new(f"{arm_ob.name} body", _body_mesh(model, rest_rot, heads))
+    body = bpy.data.objects.new(f"{arm_ob.name} body", body_mesh(model, heads))
     body[BODY_PROP] = True
     body.parent = arm_ob
     collection.objects.link(body)
