@@ -207,7 +207,11 @@ class MOCAP_DYNAMICS_PT_visuals(_SubStep, bpy.types.Panel):
                 shown = True
         if not shown:
             self.layout.label(text="Arrows and disks appear with force plates or dynamics.")
-        self.layout.operator(MOCAP_DYNAMICS_OT_render_overlay.bl_idname, icon="RENDER_STILL")
+        self.layout.label(text="Render Overlay (for slides):")
+        row = self.layout.row(align=True)
+        for output, text, icon in (("STILL", "Still", "RENDER_STILL"), ("SEQUENCE", "PNG Sequence", "SEQUENCE"),
+                                   ("MOVIE", "MP4", "RENDER_ANIMATION")):
+            row.operator(MOCAP_DYNAMICS_OT_render_overlay.bl_idname, text=text, icon=icon).output = output
 
 
 class MOCAP_DYNAMICS_PT_export(_SubStep, bpy.types.Panel):

@@ -1,92 +1,101 @@
-"""Presentation renders of a trial: a camera that frames the subject, a legend with scale bars, the CM trail.
+"""Presentation renders of a trial for slides: stills, PNG sequences and MP4 movies with the force overlays.
 
-Everything the overlay adds (camera, sun, legend, trail) lives in the trial's
-child collection ``"<trial> render"``, rebuilt on every run, so setting it up
-twice gives the same scene. The look is part of the setup and stays with the
-scene (F12 renders the same picture): engine, resolution, the "Standard" view
-transform (the PNG shows the material colours of ``materials.COLOURS``), a
-light grey world, measured-plate arrows and model markers shown or hidden in
-renders. The CM trail, the scale bars and their labels use the near-black of
-the plate outlines.
+Setting up a render (``setup_overlay``) reads the scene over the rendered
+frames (render_sampling.py), solves the camera (render_framing.py: a still
+frames the subject at its frame, sequences and movies follow it or hold a
+wide shot), applies the slide look (render_looks.py), and draws the legend
+(render_legend.py) and, if asked, the plot panel (render_plots.py) on a 2D
+canvas composited over the render (render_canvas.py).
 
-The camera frames the armature (or, without one, the marker empties) over the
-frames to render, seen from the subject's right (side), front or front-right
-(three-quarter); its top band is kept free for the legend.
+What the overlay adds to the 3D scene (camera, sun, ground, centre-of-mass
+path) lives in the trial's child collection ``"<trial> render"``, the canvas
+in the scene ``"<trial> overlay"``; both are rebuilt on every set-up, so
+setting up twice gives the same scene. The look stays with the scene, so F12
+renders the same picture afterwards: engine, resolution, view transform,
+world, compositor, which visuals render, the arrows' width and the force
+scale when long forces had to be shortened to fit.
+
+The zero-gravity twin renders only when asked, moved (``delta_location``)
+beside the subject across the picture.
 """
 
 from __future__ import annotations
 
 import contextlib
-import math
 import os
+import re
 import shutil
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-import bmesh
 import bpy
 import numpy as np
-from mathutils import Matrix
 
 from ..solver.errors import InputError
 from ..solver.io.atomic import atomic_path
 from ..solver.pipeline import Progress
-from .armature import RIG_PROP
+from . import render_framing, render_legend, render_looks, render_plots
 from .arrows import FORCE_SCALE_PROP
 from .collections import child_collection
 from .dynamics_visuals import TORQUE_SCALE_PROP
+from .keying import Channel, key_channels
 from .markers import LABEL_PROP
-from .materials import material
-from .meshes import shared_mesh
+from .render_canvas import Canvas, remove_objects
+from .render_framing import CAMERAS, VIEWS
+from .render_looks import BACKGROUNDS, ENGINES, PALETTES
+from .render_sampling import centre_of_mass, forward, sample, subject_rig, twin_rigs
 
-ENGINES = ("WORKBENCH", "EEVEE")
-#: View -> (weight of the subject's forward direction, of its right, camera elevation [deg]) of the camera offset.
-VIEWS = {"side": (0.0, 1.0, 5.0), "front": (1.0, 0.0, 5.0), "three_quarter": (1.0, 1.0, 18.0)}
-#: Legend rows: colour kind -> label, in this order; a row appears when its kind renders in the trial.
-LEGEND = {"force_measured": "measured GRF", "force_estimated": "estimated GRF",
-          "torque_generating": "joint torque, generating", "torque_absorbing": "joint torque, absorbing",
-          "force_residual": "root residual force", "contact_plane": "estimated ground",
-          "angular_momentum": "angular momentum"}
-INK = "legend_ink"  # scale bars and their labels
-TRAVEL_MIN = 0.5  # m: a shorter root path does not define the forward direction (the pelvis does)
-BODY_MARGIN = 0.2  # m around the bones (the body mesh's radius) or the markers
-LEGEND_BAND = 0.2  # fraction of the frame height kept free at the top for the legend
-TEXT_SIZE = 0.035  # fraction of the frame height
-LENS_MM, SENSOR_MM = 35.0, 36.0
-BACKGROUND = (0.6, 0.6, 0.6)  # linear grey
-AMBIENT, SUN = 0.35, 1.8  # EEVEE: world light strength and sun irradiance [W/m²]
-TRAIL_RADIUS = 0.006  # m
+TRAIL_RADIUS = 0.005  # m
+STILL_SAMPLES = 60  # a still reads the scene at this many frames (the CM path, the floor), sequences at all
+HEAD_ALLOWANCE = 1.5  # framing allows for arrow heads this much longer than drawn at scale 1
+RENDER_SCALE_PROP = "mocap_render_force_scale"  # (scale the user chose, scale a render drew the forces at)
+POINT_ARROW = re.compile(r" contact \d+$")  # contact_visuals.py: the arrow of one contact point
 
 
 @dataclass(frozen=True)
 class RenderOptions:
     """What to render and how.
 
-    ``frames``: first and last frame (inclusive) the camera frames and the
-    sequence and movie cover; None is the scene's frame range. ``still``: the
-    frame of the still (None: no still). ``plates``: show the measured
-    force-plate arrows. ``samples``: EEVEE render samples (Workbench ignores it).
+    ``frames``: first and last frame (inclusive) that sequences, movies and
+    the plots cover; None is the scene's frame range. ``still``: the frame of
+    the still (None: no still). ``camera``: ``follow`` (a still frames the
+    subject at its frame; sequences and movies follow it) or ``fixed`` (one
+    wide shot of every frame). ``plates``: the measured force-plate arrows;
+    ``contact_points``: an arrow per loaded contact point beside each foot's
+    total; ``twin``: the zero-gravity twin, beside the subject. ``plots``:
+    the plot panel, with the torque of ``joint`` (e.g. ``knee_r``).
+    ``transparent_body``: see the arrows through the body. ``samples``: EEVEE
+    render samples (Workbench ignores it).
     """
 
     engine: str = "WORKBENCH"
     resolution: tuple[int, int] = (1280, 720)
     view: str = "side"
+    camera: str = "follow"
     frames: tuple[int, int] | None = None
     still: int | None = None
     sequence: bool = False
     movie: bool = False
     plates: bool = True
+    contact_points: bool = False
     model_markers: bool = False
+    twin: bool = False
+    plots: bool = False
+    joint: str = render_plots.DEFAULT_JOINT
+    background: str = "light"
+    transparent_body: bool = False
     samples: int = 16
 
 
-def check(scene: bpy.types.Scene, options: RenderOptions) -> tuple[int, int]:
-    """Check ``options`` for ``scene``; returns the first and last frame to frame and render."""
-    if options.engine not in ENGINES:
-        raise InputError(f"Unknown render engine {options.engine!r}", f"use one of {', '.join(ENGINES)}")
-    if options.view not in VIEWS:
-        raise InputError(f"Unknown view {options.view!r}", f"use one of {', '.join(VIEWS)}")
+def check(scene: bpy.types.Scene, options: RenderOptions,
+          collection: bpy.types.Collection | None = None) -> tuple[int, int]:
+    """Check ``options`` for ``scene`` (and the trial ``collection``: its twin and the plotted joint); returns
+    the first and last frame of sequences, movies and plots."""
+    for name, value, allowed in (("render engine", options.engine, ENGINES), ("view", options.view, VIEWS),
+                                 ("camera", options.camera, CAMERAS), ("background", options.background, BACKGROUNDS)):
+        if value not in allowed:
+            raise InputError(f"Unknown {name} {value!r}", f"use one of {', '.join(allowed)}")
     width, height = options.resolution
     if min(width, height) < 16 or max(width, height) > 16384:
         raise InputError(f"Resolution {width}x{height} is out of range", "give sizes between 16 and 16384 pixels")
@@ -99,272 +108,194 @@ def check(scene: bpy.types.Scene, options: RenderOptions) -> tuple[int, int]:
     first, last = options.frames or (scene.frame_start, scene.frame_end)
     if not scene.frame_start <= first <= last <= scene.frame_end:
         raise InputError(f"Frames {first}:{last} are not within {keyed}", "give A:B with A <= B inside that range")
-    if options.still is not None and not scene.frame_start <= options.still <= scene.frame_end:
-        raise InputError(f"Frame {options.still} is not within {keyed}", "pick a frame inside that range")
+    if options.still is not None and not first <= options.still <= last:
+        raise InputError(f"Frame {options.still} is not within the frames {first}:{last}",
+                         "pick a frame inside that range")
+    if collection is not None:
+        if options.twin and not twin_rigs(collection):
+            raise InputError(f"The trial {collection.name!r} has no zero-gravity twin to show",
+                             "run Zero Gravity with the twin beside the subject, or render without the twin")
+        if options.plots:
+            _plot_data(collection, options)
     return first, last
 
 
-def _framed_objects(collection: bpy.types.Collection) -> list[bpy.types.Object]:
-    """What the camera frames: the trial's armatures (its own rig first), or without one its marker empties."""
-    rigs = sorted((ob for ob in collection.all_objects if ob.type == "ARMATURE"), key=lambda ob: not ob.get(RIG_PROP))
-    objects = rigs or [ob for ob in collection.all_objects if LABEL_PROP in ob]
-    if not objects:
-        raise InputError(f"The trial {collection.name!r} has neither an armature nor markers", "import it again")
-    return objects
+def _plot_data(collection: bpy.types.Collection, options: RenderOptions) -> render_plots.PlotData:
+    rig = subject_rig(collection)
+    weight = 9.81 * sum(b["mass_kg"] for b in rig.data.bones) if rig and all(
+        "mass_kg" in b for b in rig.data.bones) else None
+    return render_plots.plot_data(collection, rig, options.joint, options.plates, weight)
 
 
-def _posed(scene: bpy.types.Scene, objects: list[bpy.types.Object], first: int,
-           last: int) -> tuple[np.ndarray, np.ndarray]:
-    """World matrices ``(T, N, 4, 4)`` at frames ``first``..``last`` of the pose bones of each armature in
-    ``objects`` and of the other objects themselves, and each one's length along its Y axis (bones; else 0).
+@dataclass(frozen=True)
+class Overlay:
+    """What a set-up made: the camera, the solved framing, the legend's kinds and the force scale drawn."""
 
-    Blender evaluates the keyed scene (``frame_set``, one ``foreach_get`` per
-    armature and frame), so what is framed is what renders, whatever keyed it;
-    about 1 ms a frame, small beside rendering one.
-    """
-    sizes = [len(ob.pose.bones) if ob.type == "ARMATURE" else 1 for ob in objects]
-    lengths = np.concatenate([[b.length for b in ob.data.bones] if ob.type == "ARMATURE" else [0.0]
-                              for ob in objects])
-    current = scene.frame_current
-    out = np.empty((last - first + 1, sum(sizes), 4, 4))
-    starts = np.cumsum([0] + sizes)
-    for t, frame in enumerate(range(first, last + 1)):
-        scene.frame_set(frame)
-        for ob, start, size in zip(objects, starts, sizes):
-            if ob.type == "ARMATURE":
-                buffer = np.empty(16 * size, dtype=np.float32)
-                ob.pose.bones.foreach_get("matrix", buffer)  # column-major, in armature space
-                out[t, start:start + size] = np.array(ob.matrix_world) @ buffer.reshape(-1, 4, 4).transpose(0, 2, 1)
-            else:
-                out[t, start] = np.array(ob.matrix_world)
-    scene.frame_set(current)
-    return out, lengths
+    camera: bpy.types.Object
+    framing: render_framing.Framing
+    kinds: list[str]
+    force_scale_changed: bool
 
 
-def centre_of_mass(bones: np.ndarray, rig: bpy.types.Object) -> np.ndarray | None:
-    """Whole-body centre of mass ``(T, 3)`` from posed bones ``(T, B, 4, 4)`` and their ``mass_kg``/``com_m``.
-
-    A segment's CM ``com_m`` is in its segment frame, which is the bone frame
-    turned back by the bone's rest rotation ``C`` (see armature.py): world CM
-    = head + R_bone Cᵀ com. None when the bones carry no masses.
-    """
-    data = rig.data.bones
-    if not all("mass_kg" in b and "com_m" in b for b in data):
-        return None
-    mass = np.array([b["mass_kg"] for b in data])
-    rest = np.array([np.array(b.matrix_local)[:3, :3] for b in data])
-    com = np.einsum("bji,bj->bi", rest, np.array([b["com_m"] for b in data]))  # Cᵀ com, in bone axes
-    points = bones[:, :, :3, 3] + np.einsum("tbij,bj->tbi", bones[:, :, :3, :3], com)
-    return np.einsum("b,tbi->ti", mass / mass.sum(), points)
+def _overlay_collection(collection: bpy.types.Collection) -> bpy.types.Collection:
+    """The trial's empty ``"<trial> render"`` child collection; a previous overlay's objects, data and actions
+    removed."""
+    name = f"{collection.name} render"
+    previous = next((c for c in collection.children if c.name.startswith(name)), None)
+    if previous is not None:
+        remove_objects(previous.objects)
+    return child_collection(collection, name)
 
 
-def _forward(posed: np.ndarray, rig: bpy.types.Object | None) -> np.ndarray:
-    """The subject's horizontal forward direction: where it travels, else where the pelvis faces, else +X.
-
-    ``posed``: the rig's bones (root first) or, without a rig, the markers.
-    """
-    root = posed[:, 0, :3, 3] if rig is not None else posed[:, :, :3, 3].mean(axis=1)
-    travel = (root[-1] - root[0]) * [1.0, 1.0, 0.0]
-    if np.linalg.norm(travel) > TRAVEL_MIN:
-        return travel / np.linalg.norm(travel)
-    if rig is not None:  # the root segment's X (anterior): the bone frame turned back by its rest rotation
-        rest = np.array(rig.data.bones[0].matrix_local)[:3, :3]
-        facing = (posed[:, 0, :3, :3] @ rest.T)[:, :, 0].mean(axis=0) * [1.0, 1.0, 0.0]
-        if np.linalg.norm(facing) > 1e-6:
-            return facing / np.linalg.norm(facing)
-    return np.array([1.0, 0.0, 0.0])
-
-
-def _camera_axes(forward: np.ndarray, view: str) -> np.ndarray:
-    """Camera X, Y, Z (Z points from the subject to the camera) as columns."""
-    along, right, elevation = VIEWS[view]
-    up = np.array([0.0, 0.0, 1.0])
-    horizontal = along * forward + right * np.cross(forward, up)
-    horizontal /= np.linalg.norm(horizontal)
-    z = math.cos(math.radians(elevation)) * horizontal + math.sin(math.radians(elevation)) * up
-    x = np.cross(up, z)
-    x /= np.linalg.norm(x)
-    return np.column_stack([x, np.cross(z, x), z])
+def _show_in_renders(collection: bpy.types.Collection, options: RenderOptions) -> None:
+    """Which visuals render: measured-plate arrows, per-point contact arrows, model markers, the twin."""
+    measured = bpy.data.materials.get("MocapDynamics force_measured")
+    twins = twin_rigs(collection)
+    for ob in list(collection.all_objects):  # a list: changing hide_render rebuilds all_objects
+        if LABEL_PROP + "_model" in ob:
+            ob.hide_render = not options.model_markers
+        elif ob.parent is not None and POINT_ARROW.search(ob.parent.name) and ob.type == "MESH":
+            ob.hide_render = not options.contact_points
+        elif ob.type == "MESH" and measured is not None and measured in ob.data.materials[:]:
+            ob.hide_render = not options.plates
+    for rig in twins:
+        for twin_collection in rig.users_collection:
+            twin_collection.hide_render = not options.twin
+            for ob in twin_collection.all_objects:
+                ob.delta_location = (0.0, 0.0, 0.0)
 
 
-def _fit_distance(corners: np.ndarray, centre: np.ndarray, axes: np.ndarray, tan_x: float, tan_y: float) -> float:
-    """Smallest camera distance to ``centre`` along the camera Z at which every corner is inside the frame.
-
-    A point at camera coordinates (a, b, h) relative to the centre is at depth
-    D − h; it is inside when |a| ≤ (D − h) tan_x and |b| ≤ (D − h) tan_y.
-    """
-    a, b, h = ((corners - centre) @ axes).T
-    return float(np.max(np.maximum(h + np.abs(a) / tan_x, h + np.abs(b) / tan_y)))
-
-
-def _camera(collection: bpy.types.Collection, points: np.ndarray, forward: np.ndarray,
-            options: RenderOptions) -> tuple[bpy.types.Object, float, float, float]:
-    """A perspective camera framing ``points`` ``(N, 3)``; returns it, its distance and the frame's half-size there."""
-    low, high = points.min(axis=0) - BODY_MARGIN, points.max(axis=0) + BODY_MARGIN
-    corners = np.array([[x, y, z] for x in (low[0], high[0]) for y in (low[1], high[1]) for z in (low[2], high[2])])
-    centre = 0.5 * (low + high)
-    axes = _camera_axes(forward, options.view)
-    width, height = options.resolution
-    tan_x = 0.5 * SENSOR_MM / LENS_MM
-    tan_y = tan_x * height / width
-    distance = 1.03 * _fit_distance(corners, centre, axes, tan_x, (1.0 - LEGEND_BAND) * tan_y)
-    data = bpy.data.cameras.new("MocapDynamics render camera")
-    data.lens, data.sensor_width, data.sensor_fit = LENS_MM, SENSOR_MM, "HORIZONTAL"
-    data.shift_y = LEGEND_BAND * height / (2.0 * width)  # frame up by LEGEND_BAND half-heights: the subject below
-    data.clip_start, data.clip_end = 0.05, 2.0 * distance + float(np.linalg.norm(high - low)) + 10.0
-    camera = bpy.data.objects.new("render camera", data)
-    matrix = Matrix(axes.tolist()).to_4x4()
-    matrix.translation = centre + distance * axes[:, 2]
-    camera.matrix_world = matrix
-    collection.objects.link(camera)
-    return camera, distance, distance * tan_x, distance * tan_y
+def _move_twin(twins: list[bpy.types.Object], offset: np.ndarray) -> None:
+    """Put the twin's rig and visuals ``offset`` [m] from where they were keyed (children follow parents)."""
+    for rig in twins:
+        for twin_collection in rig.users_collection:
+            for ob in twin_collection.all_objects:
+                if ob.parent is None:
+                    ob.delta_location = offset
 
 
-def _nice(value: float) -> float:
-    """The largest 1, 2 or 5 times a power of ten not above ``value``."""
-    power = 10.0 ** math.floor(math.log10(value))
-    return max(m * power for m in (1.0, 2.0, 5.0) if m * power <= value)
+def _sampled_frames(first: int, last: int, still: int | None) -> np.ndarray:
+    """The frames to read the scene at: all of them, or for a still ``STILL_SAMPLES`` spread and the still's."""
+    frames = np.arange(first, last + 1)
+    if still is None or len(frames) <= STILL_SAMPLES:
+        return frames
+    return np.unique(np.r_[np.linspace(first, last, STILL_SAMPLES).round().astype(int), still])
 
 
-def _square_mesh(kind: str) -> bpy.types.Mesh:
-    """A unit square from x = 0 to 1, y = -0.5 to 0.5 (swatches and scale bars, stretched along X)."""
-    return shared_mesh("MocapDynamics legend square", kind, lambda bm: bmesh.ops.translate(
-        bm, verts=bmesh.ops.create_grid(bm, x_segments=1, y_segments=1, size=0.5)["verts"], vec=(0.5, 0.0, 0.0)))
-
-
-def _in_camera(collection, camera, ob: bpy.types.Object, x: float, y: float, depth: float) -> None:
-    ob.parent = camera
-    ob.location = (x, y, -depth)
-    collection.objects.link(ob)
-
-
-def _patch(collection, camera, kind: str, name: str, x: float, y: float, width: float, height: float,
-           depth: float) -> None:
-    """A rectangle of ``kind``'s colour from camera coordinates (x, y − height/2) to (x + width, y + height/2)."""
-    patch = bpy.data.objects.new(name, _square_mesh(kind))
-    patch.scale = (width, height, 1.0)
-    _in_camera(collection, camera, patch, x, y, depth)
-
-
-def _label(collection, camera, kind: str, text: str, x: float, y: float, size: float, depth: float,
-           align: str = "LEFT") -> None:
-    """``text`` in ``kind``'s colour, vertically centred on camera coordinates (x, y), starting or ending at x."""
-    curve = bpy.data.curves.new(f"legend {text}", "FONT")
-    curve.body, curve.size, curve.align_x, curve.align_y = text, size, align, "CENTER"
-    curve.materials.append(material(kind))
-    _in_camera(collection, camera, bpy.data.objects.new(f"legend {text}", curve), x, y, depth)
-
-
-def _legend(scene, collection, camera, kinds: list[str], depth: float, half_w: float, half_h: float) -> None:
-    """The legend in the frame's top band, at the subject's depth (so scale bars measure what is drawn there):
-    a swatch and a label per colour in two columns on the left, and the force and torque scale bars, each under
-    its value, on the right."""
-    top = 2.0 * half_w * camera.data.shift_y + half_h
-    size = TEXT_SIZE * 2.0 * half_h
-    per_column = math.ceil(len(kinds) / 2)
-    for i, kind in enumerate(kinds):
-        column, row = divmod(i, per_column)
-        x, y = -half_w + size + column * 2.0 * half_w / 3.0, top - (1.2 + 1.5 * row) * size
-        _patch(collection, camera, kind, f"legend {LEGEND[kind]} swatch", x, y, size, 0.7 * size, depth)
-        _label(collection, camera, kind, LEGEND[kind], x + 1.4 * size, y, size, depth)
-    bars = []
-    if scene.get(FORCE_SCALE_PROP, 0.0) > 0:
-        force = _nice(0.25 * half_w / scene[FORCE_SCALE_PROP])
-        bars.append((f"{force:g} N force", force * scene[FORCE_SCALE_PROP]))
-    if scene.get(TORQUE_SCALE_PROP, 0.0) > 0 and "torque_generating" in kinds:
-        torque = _nice(0.1 * half_w / scene[TORQUE_SCALE_PROP])
-        bars.append((f"{torque:g} N·m torque (disk radius)", torque * scene[TORQUE_SCALE_PROP]))
-    right = half_w - size
-    for row, (text, length) in enumerate(bars):
-        y = top - (1.2 + 2.4 * row) * size
-        _label(collection, camera, INK, text, right, y, size, depth, align="RIGHT")
-        _patch(collection, camera, INK, f"legend {text} bar", right - length, y - 0.9 * size, length, 0.2 * size,
-               depth)
-
-
-def _trail(collection: bpy.types.Collection, points: np.ndarray) -> bpy.types.Object:
-    """The CM path as a poly curve with a round bevel (it renders in every engine)."""
+def _trail(collection: bpy.types.Collection, points: np.ndarray, frames: np.ndarray, mat: bpy.types.Material,
+           grow: bool) -> None:
+    """The CM path at ``frames`` as a round poly curve; ``grow``: drawn up to the frame (its end keyed from the
+    first frame to the last; one point a frame)."""
     curve = bpy.data.curves.new("centre of mass trail", "CURVE")
     curve.dimensions, curve.bevel_depth, curve.bevel_resolution = "3D", TRAIL_RADIUS, 2
     spline = curve.splines.new("POLY")
     spline.points.add(len(points) - 1)
     spline.points.foreach_set("co", np.column_stack([points, np.ones(len(points))]).astype(np.float32).ravel())
-    curve.materials.append(material("cm_trail"))
-    trail = bpy.data.objects.new("centre of mass trail", curve)
-    collection.objects.link(trail)
-    return trail
+    curve.materials.append(mat)
+    if grow:
+        curve.bevel_factor_mapping_end = "SEGMENTS"
+        key_channels(curve, [Channel("bevel_factor_end", 0, [frames[0], frames[-1]], [0.0, 1.0], group="Trail")])
+    collection.objects.link(bpy.data.objects.new("centre of mass trail", curve))
 
 
-def _kinds_rendered(collection: bpy.types.Collection) -> set[str]:
-    """Colour kinds of the meshes that render in the trial (the legend lists only what is there)."""
-    kinds = set()
-    for ob in collection.all_objects:
-        if ob.type == "MESH" and not ob.hide_render and ob.data.materials and ob.data.materials[0] is not None:
-            kinds.add(ob.data.materials[0].name.removeprefix("MocapDynamics "))
-    return kinds
+def _chosen_force_scale(scene: bpy.types.Scene) -> float:
+    """The force scale the user chose: the scene's, unless a render shortened the arrows since."""
+    scale = scene.get(FORCE_SCALE_PROP, 0.0)
+    chosen, drawn = scene.get(RENDER_SCALE_PROP, (scale, scale))
+    return chosen if abs(scale - drawn) <= 1e-12 else scale
 
 
-def _show_in_renders(collection: bpy.types.Collection, options: RenderOptions) -> None:
-    """Measured-plate arrows and model markers shown or hidden in renders, as ``options`` ask."""
-    measured = bpy.data.materials.get("MocapDynamics force_measured")
-    for ob in list(collection.all_objects):  # a list: changing hide_render rebuilds all_objects
-        if LABEL_PROP + "_model" in ob:
-            ob.hide_render = not options.model_markers
-        elif ob.type == "MESH" and measured is not None and measured in ob.data.materials[:]:
-            ob.hide_render = not options.plates
+def _draw_forces_at(scene: bpy.types.Scene, chosen: float, drawn: float) -> bool:
+    """Set the scene's force scale to ``drawn`` (remembering ``chosen``); whether that shortens the arrows."""
+    if not chosen:
+        return False
+    scene[FORCE_SCALE_PROP] = drawn
+    if drawn == chosen:
+        scene.pop(RENDER_SCALE_PROP, None)
+        return False
+    scene[RENDER_SCALE_PROP] = (chosen, drawn)
+    return True
 
 
-def _eevee_engine() -> str:
-    """'BLENDER_EEVEE_NEXT' on Blender 4.2 to 4.5, 'BLENDER_EEVEE' on 5.0."""
-    names = bpy.types.RenderSettings.bl_rna.properties["engine"].enum_items.keys()
-    return next(name for name in ("BLENDER_EEVEE_NEXT", "BLENDER_EEVEE") if name in names)
+def _frame(scene: bpy.types.Scene, sampled, index: np.ndarray, options: RenderOptions,
+           layout: render_framing.Layout) -> tuple[render_framing.Framing, np.ndarray | None, bool]:
+    """Place the twin and solve the camera; returns the framing, the centre-of-mass path at the sampled
+    frames (None without masses) and whether the force arrows were shortened."""
+    axes = render_framing.camera_axes(forward(sampled), options.view)
+    if sampled.twin is not None:
+        offset = render_framing.place_twin(sampled, axes, index)
+        _move_twin(sampled.twin_objects, offset)
+        sampled.move_twin(offset)
+    cm = centre_of_mass(sampled.bones, sampled.rig) if sampled.rig is not None else None
+    chosen = _chosen_force_scale(scene)
+    framing = render_framing.solve(sampled, index, axes, layout, options.camera, chosen,
+                                   scene.get(TORQUE_SCALE_PROP, 0.0), HEAD_ALLOWANCE, cm,
+                                   scene.render.fps / scene.render.fps_base)
+    return framing, cm, _draw_forces_at(scene, chosen, framing.force_scale)
 
 
-def _world(scene: bpy.types.Scene) -> None:
-    """A light grey background in every engine: the world colour (Workbench) and, for EEVEE, a world that
-    shows that grey to the camera but lights the scene more dimly (``AMBIENT``), so colours do not wash out."""
-    world = bpy.data.worlds.get("MocapDynamics render") or bpy.data.worlds.new("MocapDynamics render")
-    world.color = BACKGROUND
-    if world.node_tree is None:  # Blender < 5.0 creates worlds without nodes
-        world.use_nodes = True
-    nodes, links = world.node_tree.nodes, world.node_tree.links
-    nodes.clear()
-    seen, lighting = nodes.new("ShaderNodeBackground"), nodes.new("ShaderNodeBackground")
-    for node, strength in ((seen, 1.0), (lighting, AMBIENT)):
-        node.inputs["Color"].default_value = (*BACKGROUND, 1.0)
-        node.inputs["Strength"].default_value = strength
-    mix = nodes.new("ShaderNodeMixShader")
-    links.new(nodes.new("ShaderNodeLightPath").outputs["Is Camera Ray"], mix.inputs["Fac"])
-    links.new(lighting.outputs["Background"], mix.inputs[1])
-    links.new(seen.outputs["Background"], mix.inputs[2])
-    links.new(mix.outputs["Shader"], nodes.new("ShaderNodeOutputWorld").inputs["Surface"])
-    scene.world = world
-
-
-def _sun(collection: bpy.types.Collection, camera: bpy.types.Object) -> None:
-    """A sun from above the camera's left shoulder (EEVEE; Workbench uses its studio light)."""
-    data = bpy.data.lights.new("MocapDynamics render sun", "SUN")
-    data.energy = SUN
-    sun = bpy.data.objects.new("render sun", data)
-    sun.rotation_euler = (camera.matrix_world.to_3x3() @ Matrix.Rotation(math.radians(-35), 3, "X")
-                          @ Matrix.Rotation(math.radians(-25), 3, "Y")).to_euler()
-    collection.objects.link(sun)
-
-
-def _render_settings(scene: bpy.types.Scene, options: RenderOptions) -> None:
-    render = scene.render
-    render.engine = "BLENDER_WORKBENCH" if options.engine == "WORKBENCH" else _eevee_engine()
-    render.resolution_x, render.resolution_y = options.resolution
-    render.resolution_percentage = 100
-    render.film_transparent = False
-    scene.view_settings.view_transform = "Standard"
-    scene.view_settings.look = "None"
-    scene.view_settings.exposure, scene.view_settings.gamma = 0.0, 1.0
-    shading = scene.display.shading
-    shading.light, shading.color_type = "STUDIO", "MATERIAL"
-    shading.show_specular_highlight = shading.show_shadows = shading.show_cavity = False
+def _look(scene: bpy.types.Scene, collection: bpy.types.Collection, overlay: bpy.types.Collection, sampled,
+          framing: render_framing.Framing, options: RenderOptions) -> None:
+    """The slide look: arrow widths and transparency, world, sun, EEVEE's ground, the render settings."""
+    palette = PALETTES[options.background]
+    height = options.resolution[1]
+    render_looks.visuals(collection, *render_looks.arrow_widths(framing.metres_per_pixel(height), height),
+                         options.transparent_body)
+    render_looks.world(scene, palette)
+    render_looks.sun(overlay, framing.axes)
     if options.engine == "EEVEE":
-        scene.eevee.taa_render_samples = options.samples
+        floor = np.r_[framing.aims.mean(axis=0)[:2], sampled.subject[..., 2].min()]
+        reach = np.ptp(framing.aims[:, :2], axis=0).max() if len(framing.aims) > 1 else 0.0
+        render_looks.ground(overlay, floor, 0.5 * reach + 3.0, palette)
+    render_looks.render_settings(scene, options.engine, options.resolution, options.samples, palette)
+
+
+def setup_overlay(scene: bpy.types.Scene, collection: bpy.types.Collection,
+                  options: RenderOptions = RenderOptions(), still: bool | None = None) -> Overlay:
+    """(Re)build the overlay of the trial ``collection`` and the render settings, for the still (``still``
+    True, the default when ``options.still`` is set) or for the sequence and movie."""
+    first, last = check(scene, options, collection)
+    still = options.still is not None if still is None else still
+    palette = PALETTES[options.background]
+    overlay = _overlay_collection(collection)
+    _show_in_renders(collection, options)
+    plots = _plot_data(collection, options) if options.plots else None
+    frames = _sampled_frames(first, last, options.still if still else None)
+    sampled = sample(scene, collection, frames)
+    index = np.flatnonzero(frames == options.still) if still else np.arange(len(frames))
+    width, height = options.resolution
+    layout = render_framing.Layout(width, height, panel=render_framing.PANEL_WIDTH if options.plots else 0.0)
+    framing, cm, shortened = _frame(scene, sampled, index, options, layout)
+    scene.camera = render_framing.build_camera(overlay, framing, frames[index], layout)
+    _look(scene, collection, overlay, sampled, framing, options)
+    if cm is not None and len(cm) > 1:
+        drawn = frames <= (options.still if still else last)
+        _trail(overlay, cm[drawn], frames[drawn], render_looks.solid_material("trail", palette.trail),
+               grow=not still)
+    see_through = {"torque_generating", "torque_absorbing"} | ({"body"} if options.transparent_body else set())
+    kinds = render_legend.visible_kinds(scene, collection, frames[index], (frames, cm) if cm is not None else None,
+                                        1.0 - layout.panel, see_through)
+    canvas = Canvas(scene, f"{collection.name} overlay")
+    render_legend.draw(canvas, kinds, palette, layout.legend * width, framing.metres_per_pixel(height),
+                       scene.get(FORCE_SCALE_PROP, 0.0), scene.get(TORQUE_SCALE_PROP, 0.0))
+    if plots is not None:
+        plotted = np.arange(first, last + 1)
+        render_plots.draw(canvas, palette, layout.panel, plots, plotted,
+                          (plotted - scene.frame_start) / (scene.render.fps / scene.render.fps_base))
+    canvas.composite_over(scene)
+    return Overlay(scene.camera, framing, kinds, shortened)
+
+
+@contextlib.contextmanager
+def _rendering(scene: bpy.types.Scene, first: int, last: int):
+    """The scene's frame range set to ``first``..``last`` for the block; range, frame and output path restored."""
+    start, end, current, filepath = scene.frame_start, scene.frame_end, scene.frame_current, scene.render.filepath
+    scene.frame_start, scene.frame_end = first, last
+    try:
+        yield
+    finally:
+        scene.frame_start, scene.frame_end, scene.render.filepath = start, end, filepath
+        scene.frame_set(current)
 
 
 def _image_format(scene: bpy.types.Scene, movie: bool) -> None:
@@ -382,64 +313,17 @@ def _image_format(scene: bpy.types.Scene, movie: bool) -> None:
         settings.color_mode, settings.color_depth = "RGB", "8"
 
 
-#: Where the data of the overlay's objects lives, to remove it with them.
-_POOLS = ((bpy.types.Camera, "cameras"), (bpy.types.Light, "lights"), (bpy.types.Curve, "curves"),
-          (bpy.types.Mesh, "meshes"))
-
-
-def _overlay_collection(collection: bpy.types.Collection) -> bpy.types.Collection:
-    """The trial's empty ``"<trial> render"`` child collection; a previous overlay's objects and data removed."""
-    name = f"{collection.name} render"
-    previous = next((c for c in collection.children if c.name.startswith(name)), None)
-    data = set(ob.data for ob in previous.objects if ob.data is not None) if previous else set()
-    overlay = child_collection(collection, name)
-    for block in data:
-        if block.users == 0:
-            getattr(bpy.data, next(pool for kind, pool in _POOLS if isinstance(block, kind))).remove(block)
-    return overlay
-
-
-def setup_overlay(scene: bpy.types.Scene, collection: bpy.types.Collection,
-                  options: RenderOptions = RenderOptions()) -> bpy.types.Object:
-    """(Re)build the overlay of the trial ``collection`` and the render settings; returns the camera."""
-    first, last = check(scene, options)
-    overlay = _overlay_collection(collection)
-    objects = _framed_objects(collection)
-    posed, lengths = _posed(scene, objects, first, last)
-    heads = posed[:, :, :3, 3]
-    points = np.concatenate([heads, heads + posed[:, :, :3, 1] * lengths[:, None]], axis=1)  # bone tails too
-    rig = objects[0] if objects[0].get(RIG_PROP) else None
-    own = posed[:, :len(rig.data.bones)] if rig is not None else posed
-    camera, depth, half_w, half_h = _camera(overlay, points.reshape(-1, 3), _forward(own, rig), options)
-    scene.camera = camera
-    _sun(overlay, camera)
-    _show_in_renders(collection, options)
-    kinds = _kinds_rendered(collection)
-    cm = centre_of_mass(own, rig) if rig is not None else None
-    if cm is not None:
-        _trail(overlay, cm)
-    _legend(scene, overlay, camera, [kind for kind in LEGEND if kind in kinds], depth, half_w, half_h)
-    _world(scene)
-    _render_settings(scene, options)
-    return camera
-
-
-@contextlib.contextmanager
-def _rendering(scene: bpy.types.Scene, first: int, last: int):
-    """The scene's frame range set to ``first``..``last`` for the block; range, frame and output path restored."""
-    start, end, current, filepath = scene.frame_start, scene.frame_end, scene.frame_current, scene.render.filepath
-    scene.frame_start, scene.frame_end = first, last
-    try:
-        yield
-    finally:
-        scene.frame_start, scene.frame_end, scene.render.filepath = start, end, filepath
-        scene.frame_set(current)
-
-
 def _render(scene: bpy.types.Scene, filepath: Path, animation: bool) -> None:
     scene.render.filepath = str(filepath)
     if bpy.ops.render.render(animation=animation, write_still=not animation, scene=scene.name) != {"FINISHED"}:
         raise InputError(f"Blender could not render {filepath.name}", "see Blender's messages above")
+
+
+def _report(progress: Progress, overlay: Overlay, what: str) -> None:
+    framing = overlay.framing
+    progress(0.0, f"{what}: the subject spans {100 * framing.subject_height:.0f} % of the image height")
+    if overlay.force_scale_changed:
+        progress(0.0, f"force arrows drawn at {1000 * framing.force_scale:g} mm/N so the forces fit the frame")
 
 
 def render_overlay(scene: bpy.types.Scene, collection: bpy.types.Collection, folder: str | os.PathLike,
@@ -454,12 +338,12 @@ def render_overlay(scene: bpy.types.Scene, collection: bpy.types.Collection, fol
     folder = Path(folder)
     if not folder.is_dir():
         raise InputError(f"The output folder {folder} does not exist", "create it or choose another one")
-    first, last = check(scene, options)
-    progress(0.0, f"setting up the overlay of {collection.name!r} ({options.engine.lower()}, {options.view} view)")
-    setup_overlay(scene, collection, options)
+    first, last = check(scene, options, collection)
     stem = bpy.path.clean_name(collection.name)
     written = []
     if options.still is not None:
+        progress(0.0, f"setting up the still of {collection.name!r} ({options.engine.lower()}, {options.view} view)")
+        _report(progress, setup_overlay(scene, collection, options, still=True), f"frame {options.still}")
         _image_format(scene, movie=False)
         path = folder / f"{stem}_still_{options.still:04d}.png"
         with _rendering(scene, first, last), atomic_path(path) as temporary:
@@ -467,6 +351,9 @@ def render_overlay(scene: bpy.types.Scene, collection: bpy.types.Collection, fol
             _render(scene, temporary, animation=False)
         written.append(path)
         progress(1.0, f"rendered {path}")
+    if options.sequence or options.movie:
+        progress(0.0, f"setting up frames {first}:{last} of {collection.name!r} ({options.camera} camera)")
+        _report(progress, setup_overlay(scene, collection, options, still=False), f"frames {first}:{last}")
     if options.sequence:
         _image_format(scene, movie=False)
         temporary = folder / f".{stem}.{uuid.uuid4().hex[:8]}.partial"

@@ -1,4 +1,9 @@
-"""The sidebar's "Render Overlay": a still of the current frame and/or an MP4 of the active trial, into a folder."""
+"""The sidebar's "Render Overlay": a still of the current frame, a PNG sequence or an MP4 of the active trial.
+
+The three sidebar buttons open the folder browser with the same options as
+``scripts/render_overlay.py`` (camera, plots and their joint, twin,
+background, see-through body, engine, view, size), shown beside the folder.
+"""
 
 from __future__ import annotations
 
@@ -7,27 +12,45 @@ from bpy.props import BoolProperty, EnumProperty, IntProperty, StringProperty
 
 from ..solver.errors import MocapError
 from .progress import ProgressReporter
-from .render import VIEWS, RenderOptions, render_overlay
+from .render import BACKGROUNDS, CAMERAS, VIEWS, RenderOptions, render_overlay
+from .render_plots import DEFAULT_JOINT
 from .steps import active_trial
+
+OUTPUTS = [("STILL", "Still", "A PNG of the current frame, the subject framed at that frame"),
+           ("SEQUENCE", "PNG Sequence", "A PNG per frame of the scene's frame range"),
+           ("MOVIE", "MP4", "An H.264 movie of the scene's frame range")]
+
+
+def _items(names, descriptions=None) -> list[tuple[str, str, str]]:
+    return [(name, name.replace("_", " ").title(), (descriptions or {}).get(name, "")) for name in names]
 
 
 class MOCAP_DYNAMICS_OT_render_overlay(bpy.types.Operator):
-    """Render the active trial with its force overlays, legend and centre-of-mass trail into a folder"""
+    """Render the active trial with its force overlays, legend and optional plot panel into a folder"""
 
     bl_idname = "mocap_dynamics.render_overlay"
     bl_label = "Render Overlay"
     bl_options = {"REGISTER", "UNDO"}
 
     directory: StringProperty(name="Folder", subtype="DIR_PATH")
-    still: BoolProperty(name="Still (Current Frame)", default=True, description="A PNG of the current frame")
-    movie: BoolProperty(name="Movie (MP4)", description="An H.264 movie of the whole trial")
-    engine: EnumProperty(name="Engine", items=[("WORKBENCH", "Workbench", "Fast, studio lighting"),
-                                               ("EEVEE", "EEVEE", "Lit by a sun, slower")])
-    view: EnumProperty(name="View", items=[(view, view.replace("_", " ").title(), "") for view in VIEWS])
+    output: EnumProperty(name="Output", items=OUTPUTS)
+    engine: EnumProperty(name="Engine", items=[("WORKBENCH", "Workbench", "Fast, studio light, outlines"),
+                                               ("EEVEE", "EEVEE", "A sun, soft shadows and a ground; slower")])
+    view: EnumProperty(name="View", items=_items(VIEWS))
+    camera: EnumProperty(name="Camera", items=_items(CAMERAS, {
+        "follow": "Follow the subject (a still frames its frame)", "fixed": "One wide shot of every frame"}))
+    background: EnumProperty(name="Background", items=_items(BACKGROUNDS))
     width: IntProperty(name="Width", default=1280, min=16, soft_max=3840, subtype="PIXEL")
     height: IntProperty(name="Height", default=720, min=16, soft_max=2160, subtype="PIXEL")
+    plots: BoolProperty(name="Plot Panel", description="Vertical GRF and a joint torque beside the render, "
+                                                       "with a cursor at the frame")
+    joint: StringProperty(name="Joint", default=DEFAULT_JOINT, description="The joint whose torque is plotted")
+    twin: BoolProperty(name="Zero-Gravity Twin", description="Show the zero-gravity twin beside the subject")
+    transparent_body: BoolProperty(name="See-Through Body", description="See the arrows through the body")
     plates: BoolProperty(name="Measured Plate Arrows", default=True,
                          description="Show the measured force-plate arrows beside the estimated ones")
+    contact_points: BoolProperty(name="Contact Point Arrows",
+                                 description="An arrow per loaded contact point beside each foot's estimated GRF")
 
     @classmethod
     def poll(cls, context):
@@ -37,14 +60,26 @@ class MOCAP_DYNAMICS_OT_render_overlay(bpy.types.Operator):
         context.window_manager.fileselect_add(self)
         return {"RUNNING_MODAL"}
 
+    def draw(self, context):
+        layout = self.layout
+        layout.prop(self, "output")
+        for name in ("engine", "view", "camera", "background", "width", "height"):
+            layout.prop(self, name)
+        layout.prop(self, "plots")
+        row = layout.row()
+        row.enabled = self.plots
+        row.prop(self, "joint")
+        for name in ("twin", "transparent_body", "plates", "contact_points"):
+            layout.prop(self, name)
+
     def execute(self, context):
-        if not (self.still or self.movie):
-            self.report({"ERROR"}, "Nothing to render. Tick Still, Movie or both.")
-            return {"CANCELLED"}
         scene = context.scene
         options = RenderOptions(engine=self.engine, resolution=(self.width, self.height), view=self.view,
-                                still=scene.frame_current if self.still else None, movie=self.movie,
-                                plates=self.plates)
+                                camera=self.camera, still=scene.frame_current if self.output == "STILL" else None,
+                                sequence=self.output == "SEQUENCE", movie=self.output == "MOVIE",
+                                plates=self.plates, contact_points=self.contact_points, twin=self.twin,
+                                plots=self.plots, joint=self.joint, background=self.background,
+                                transparent_body=self.transparent_body)
         try:
             with ProgressReporter(context) as progress:
                 written = render_overlay(scene, active_trial(context)[0], bpy.path.abspath(self.directory),
@@ -52,7 +87,8 @@ class MOCAP_DYNAMICS_OT_render_overlay(bpy.types.Operator):
         except MocapError as error:
             self.report({"ERROR"}, error.one_line())
             return {"CANCELLED"}
-        self.report({"INFO"}, f"Rendered {', '.join(path.name for path in written)} to {self.directory}")
+        shown = written[0].name if len(written) == 1 else f"{len(written)} files"
+        self.report({"INFO"}, f"Rendered {shown} to {self.directory}")
         return {"FINISHED"}
 
 

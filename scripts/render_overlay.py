@@ -5,6 +5,9 @@
 
 TRIAL.blend is a scene saved by process_trial.py (or the add-on). Without
 --still, --sequence or --movie it renders a still of the saved current frame.
+A still frames the subject at its frame; sequences and movies follow it
+(--camera fixed: one wide shot). --plots adds a panel of the vertical GRF and
+one joint's torque with a cursor at the frame.
 Writes DIR/<trial>_still_<frame>.png, DIR/<trial>_<frame>.png and
 DIR/<trial>.mp4. Exit codes: 0 done; 2 bad input or options (one line on
 stderr says what is wrong and what to do); 1 an unexpected error (a bug).
@@ -24,7 +27,8 @@ CURRENT = "current"
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    from mocap_dynamics.addon.render import VIEWS
+    from mocap_dynamics.addon.render import BACKGROUNDS, CAMERAS, VIEWS
+    from mocap_dynamics.addon.render_plots import DEFAULT_JOINT
     from mocap_dynamics.solver.cli import OneLineParser
 
     parser = OneLineParser(prog="render_overlay.py", description=__doc__.splitlines()[0])
@@ -40,6 +44,17 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--resolution", default="1280x720", help="WIDTHxHEIGHT in pixels (default 1280x720)")
     parser.add_argument("--frames", help="A:B, the frames to frame and render (default: the whole trial)")
     parser.add_argument("--view", choices=list(VIEWS), default="side", help="camera direction (default: side)")
+    parser.add_argument("--camera", choices=CAMERAS, default="follow",
+                        help="follow the subject (default; a still frames its frame) or one fixed wide shot")
+    parser.add_argument("--plots", action="store_true",
+                        help="a panel beside the render: vertical GRF and a joint torque, cursor at the frame")
+    parser.add_argument("--joint", default=DEFAULT_JOINT,
+                        help=f"the joint whose torque the panel plots (default {DEFAULT_JOINT})")
+    parser.add_argument("--twin", action="store_true", help="show the zero-gravity twin beside the subject")
+    parser.add_argument("--background", choices=BACKGROUNDS, default="light", help="light (default) or dark")
+    parser.add_argument("--transparent-body", action="store_true", help="a see-through body (arrows show through)")
+    parser.add_argument("--contact-points", action="store_true",
+                        help="an arrow per loaded contact point beside each foot's estimated GRF")
     parser.add_argument("--no-plates", action="store_true", help="hide the measured force-plate arrows")
     parser.add_argument("--samples", type=int, default=16, help="EEVEE render samples (default 16)")
     return parser.parse_args(argv)
@@ -105,10 +120,12 @@ def run(args: argparse.Namespace) -> list[Path]:
     collection = find_trial(args.trial)
     if args.still == CURRENT or not (args.still or args.sequence or args.movie):
         still = scene.frame_current
-    options = RenderOptions(engine=args.engine.upper(), resolution=resolution, view=args.view, frames=frames,
-                            still=still, sequence=args.sequence, movie=args.movie, plates=not args.no_plates,
-                            samples=args.samples)
-    check(scene, options)
+    options = RenderOptions(engine=args.engine.upper(), resolution=resolution, view=args.view, camera=args.camera,
+                            frames=frames, still=still, sequence=args.sequence, movie=args.movie,
+                            plates=not args.no_plates, contact_points=args.contact_points, twin=args.twin,
+                            plots=args.plots, joint=args.joint, background=args.background,
+                            transparent_body=args.transparent_body, samples=args.samples)
+    check(scene, options, collection)
     return render_overlay(scene, collection, output_folder(args.out), options, progress=log)
 
 

@@ -1,7 +1,10 @@
-"""Presentation renders: each force and torque shows in its colour where it acts; the CLI writes stills and movies."""
+"""Presentation renders of the sample walk: each force and torque in its colour where it acts, the overlay's
+scene bookkeeping, the CLI and the sidebar operator. (Framing, legend and plot panel on a real trial:
+test_render_slides.py.)"""
 
 from __future__ import annotations
 
+import colorsys
 import importlib
 import math
 import subprocess
@@ -18,11 +21,12 @@ SIZE = (960, 540)
 #: Frames of the sample walk where the measured and estimated GRF, the residual and both disk colours show.
 FRAMES = (110, 150)
 CHECKED_KINDS = {"force_measured", "force_estimated", "force_residual", "torque_generating", "torque_absorbing"}
+HUED_KINDS = (*CHECKED_KINDS, "contact_plane", "angular_momentum", "body")
 
 
 def cli(*args) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(ROOT / "scripts" / "render_overlay.py"), *map(str, args)],
-                          capture_output=True, text=True, timeout=600)
+                          capture_output=True, text=True, timeout=900)
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +37,7 @@ def trial_blend(package, tmp_path_factory):
     c3d = sample.write_sample(folder)["c3d"]
     run = subprocess.run([sys.executable, str(ROOT / "scripts" / "process_trial.py"), str(c3d), "--mass",
                           str(sample.MASS), "--out", str(folder / "walk.blend")], capture_output=True, text=True,
-                         timeout=600)
+                         timeout=900)
     assert run.returncode == 0, run.stderr
     return folder / "walk.blend"
 
@@ -41,6 +45,11 @@ def trial_blend(package, tmp_path_factory):
 @pytest.fixture
 def render(package):
     return importlib.import_module(f"{package.__name__}.addon.render")
+
+
+@pytest.fixture
+def colours(package):
+    return importlib.import_module(f"{package.__name__}.addon.materials").COLOURS
 
 
 @pytest.fixture
@@ -59,17 +68,23 @@ def png_linear(path) -> np.ndarray:
     return np.where(srgb <= 0.04045, srgb / 12.92, ((srgb + 0.055) / 1.055) ** 2.4)
 
 
-def chromaticity(rgb: np.ndarray) -> np.ndarray:
-    return rgb / np.maximum(rgb.sum(axis=-1, keepdims=True), 1e-6)
+def _hue(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Hue [deg] and saturation of linear colours ``(..., 3)``."""
+    high, low = rgb.max(axis=-1), rgb.min(axis=-1)
+    span = np.maximum(high - low, 1e-9)
+    r, g, b = np.moveaxis(rgb, -1, 0)
+    hue = np.where(high == r, (g - b) / span % 6, np.where(high == g, (b - r) / span + 2, (r - g) / span + 4))
+    return 60.0 * hue, (high - low) / np.maximum(high, 1e-9)
 
 
 def has_hue(pixels: np.ndarray, kind: str, colours: dict) -> np.ndarray:
-    """Mask of the pixels with the hue of ``kind``: of the colours that render (and grey), their chromaticity is
-    nearest to that kind's material colour, at any brightness."""
-    palette = [k for k in (*CHECKED_KINDS, "contact_plane", "body", "plate") if k != kind]
-    reference = chromaticity(np.array([colours[kind][:3]] + [colours[k][:3] for k in palette] + [[1.0, 1.0, 1.0]]))
-    distance = np.abs(chromaticity(pixels)[..., None, :] - reference).sum(axis=-1)
-    return (distance.argmin(axis=-1) == 0) & (distance[..., 0] < 0.2)
+    """Mask of the pixels of the hue of ``kind``: saturated, and nearer (within 15°) to that kind's material
+    hue than to any other visual's. Hue survives shading and blending with grey (see-through disks)."""
+    references = {k: colorsys.rgb_to_hsv(*colours[k][:3])[0] * 360.0 for k in HUED_KINDS}
+    hue, saturation = _hue(pixels)
+    distance = {k: np.abs((hue - h + 180.0) % 360.0 - 180.0) for k, h in references.items()}
+    nearest = np.min([d for k, d in distance.items() if k != kind], axis=0)
+    return (saturation > 0.2) & (pixels.max(axis=-1) > 0.03) & (distance[kind] < 15.0) & (distance[kind] < nearest)
 
 
 def shows(pixels: np.ndarray, xy: np.ndarray, kind: str, colours: dict, radius: int = 1) -> bool:
@@ -94,34 +109,59 @@ def probe_points(ob) -> list[Vector]:
     return [centre + 0.7 * (math.cos(a) * x + math.sin(a) * y) for a in np.linspace(0, 2 * math.pi, 8, endpoint=False)]
 
 
-def pixels_across(scene, ob) -> float:
+def pixels_across(scene, ob, size) -> float:
     """The smaller side [px] of the object's bounding box as the camera sees it."""
     corners = np.array([world_to_camera_view(scene, scene.camera, ob.matrix_world @ Vector(c))[:2]
-                        for c in ob.bound_box]) * SIZE
+                        for c in ob.bound_box]) * size
     return float(np.ptp(corners, axis=0).min())
 
 
-def visible_probes(scene, kinds):
+def renders(ob) -> bool:
+    """Whether ``ob`` renders: not hidden, in a collection whose ancestors are not hidden either."""
+    def shown(collection):
+        return set() if collection.hide_render else {collection}.union(*map(shown, collection.children))
+    return not ob.hide_render and bool(shown(bpy.context.scene.collection) & set(ob.users_collection))
+
+
+def visible_probes(scene, kinds, size):
     """(point, kind) for probe points of arrow heads and disks of ``kinds`` (at least 6 px across; shafts are
-    thinner; not the legend) that nothing hides from the camera (a ray cast)."""
+    thinner) that the camera sees first (a ray cast, through what does not render)."""
     depsgraph = bpy.context.evaluated_depsgraph_get()
     origin = scene.camera.matrix_world.translation
     for ob in scene.objects:
         kind = kind_of(ob) if ob.type == "MESH" else None
-        if (kind not in kinds or ob.name.endswith(" shaft") or ob.parent == scene.camera or ob.hide_render
-                or pixels_across(scene, ob) < 6):
+        if kind not in kinds or ob.name.endswith(" shaft") or not renders(ob) or pixels_across(scene, ob, size) < 6:
             continue
         for point in probe_points(ob):
-            direction = point - origin
-            hit, location, _, _, hit_ob, _ = scene.ray_cast(depsgraph, origin, direction.normalized())
-            if hit and hit_ob.original == ob and (location - point).length < 0.02:
+            start, direction = origin, (point - origin).normalized()
+            for _ in range(5):
+                hit, location, _, _, hit_ob, _ = scene.ray_cast(depsgraph, start, direction)
+                if not hit or renders(hit_ob.original):
+                    break
+                start = location + 1e-4 * direction
+            if hit and hit_ob.original == ob:
                 yield point, kind
 
 
+def mesh_points(ob) -> np.ndarray:
+    """World positions of a mesh object's evaluated vertices at the current frame."""
+    evaluated = ob.evaluated_get(bpy.context.evaluated_depsgraph_get())
+    mesh = evaluated.to_mesh()
+    co = np.empty(3 * len(mesh.vertices))
+    mesh.vertices.foreach_get("co", co)
+    evaluated.to_mesh_clear()
+    matrix = np.array(ob.matrix_world)
+    return co.reshape(-1, 3) @ matrix[:3, :3].T + matrix[:3, 3]
+
+
+def camera_xy(scene, points) -> np.ndarray:
+    """Image fractions (x right, y up) of world ``points`` as the scene camera sees them."""
+    return np.array([world_to_camera_view(scene, scene.camera, Vector(p))[:2] for p in points])
+
+
 @pytest.mark.parametrize("engine", ["WORKBENCH", "EEVEE"])
-def test_still_shows_each_force_and_torque_in_its_colour_where_it_acts(render, trial, tmp_path, engine):
+def test_still_shows_each_force_and_torque_in_its_colour_where_it_acts(render, trial, tmp_path, engine, colours):
     scene = bpy.context.scene
-    colours = importlib.import_module(render.__name__.replace(".render", ".materials")).COLOURS
     checked = {}
     for frame in FRAMES:
         options = render.RenderOptions(engine=engine, resolution=SIZE, frames=(frame - 15, frame + 15), still=frame,
@@ -130,16 +170,45 @@ def test_still_shows_each_force_and_torque_in_its_colour_where_it_acts(render, t
         assert still.name == f"{trial.name}_still_{frame:04d}.png"
         pixels = png_linear(still)
         scene.frame_set(frame)
-        for point, kind in visible_probes(scene, CHECKED_KINDS):
+        for point, kind in visible_probes(scene, CHECKED_KINDS, SIZE):
             xy = np.array(world_to_camera_view(scene, scene.camera, point)[:2]) * SIZE
             assert shows(pixels, xy, kind, colours), f"frame {frame}: no {kind} colour at pixel {xy.round()}"
             checked[kind] = checked.get(kind, 0) + 1
-        overlay = next(c for c in trial.children if c.name.endswith(" render"))
-        for swatch in (ob for ob in overlay.objects if ob.name.endswith(" swatch")):
-            xy = np.array(world_to_camera_view(scene, scene.camera, swatch.matrix_world @ Vector((0.5, 0, 0)))[:2])
-            assert (0 < xy).all() and (xy < 1).all(), f"{swatch.name} outside the frame"
-            assert shows(pixels, xy * SIZE, kind_of(swatch), colours), f"{swatch.name} not in its colour"
+        canvas = bpy.data.scenes[f"{trial.name} overlay"]
+        for swatch in (ob for ob in canvas.objects if ob.name.endswith(" swatch")):
+            kind = swatch.name.split()[1]
+            if kind in HUED_KINDS:
+                centre = np.array(swatch.location[:2]) + 0.5 * np.array(swatch.scale[:2])  # canvas units are pixels
+                assert shows(pixels, centre, kind, colours), f"{swatch.name} not in its colour"
     assert set(checked) == CHECKED_KINDS, f"only {checked} were unoccluded: pick other frames"
+
+
+def test_twin_renders_only_when_asked_and_then_beside_the_subject(render, trial):
+    scene = bpy.context.scene
+    rigs = sorted((ob for ob in trial.all_objects if ob.type == "ARMATURE"), key=lambda ob: not ob.get(
+        "mocap_dynamics_rig"))
+    bodies = [next(ob for ob in rig.children if ob.get("mocap_dynamics_body")) for rig in rigs]
+    render.setup_overlay(scene, trial, render.RenderOptions(still=150))
+    assert rigs[1].users_collection[0].hide_render, "no twin unless asked"
+    render.setup_overlay(scene, trial, render.RenderOptions(still=150, twin=True))
+    assert not rigs[1].users_collection[0].hide_render
+    scene.frame_set(150)
+    subject, twin = (camera_xy(scene, mesh_points(body)[::5]) for body in bodies)
+    for xy in (subject, twin):
+        assert ((xy > 0) & (xy < 1)).all(), "both in the frame"
+    assert twin[:, 0].min() > subject[:, 0].max(), "the twin beside the subject, not on it"
+    assert twin[:, 1].min() < subject[:, 1].max() and twin[:, 1].max() > subject[:, 1].min(), "side by side"
+
+
+def test_see_through_body_shows_the_arrows_behind_it(render, trial, tmp_path, colours):
+    scene = bpy.context.scene
+    counts = []
+    for transparent in (False, True):
+        options = render.RenderOptions(resolution=SIZE, still=110, transparent_body=transparent)
+        [still] = render.render_overlay(scene, trial, tmp_path, options)
+        pixels = png_linear(still)
+        counts.append(sum(int(has_hue(pixels, kind, colours).sum()) for kind in ("force_measured", "force_estimated")))
+    assert counts[1] > 1.05 * counts[0], counts
 
 
 def test_centre_of_mass_trail_follows_the_walker(render, trial, package):
@@ -156,16 +225,17 @@ def test_centre_of_mass_trail_follows_the_walker(render, trial, package):
 
 def test_setup_twice_replaces_its_own_objects(render, trial):
     scene = bpy.context.scene
-    render.setup_overlay(scene, trial, render.RenderOptions())
-    before = {name: len(getattr(bpy.data, name)) for name in ("objects", "cameras", "curves", "lights", "meshes")}
-    camera = render.setup_overlay(scene, trial, render.RenderOptions(view="three_quarter"))
+    options = render.RenderOptions(view="three_quarter", plots=True, engine="EEVEE")
+    render.setup_overlay(scene, trial, options)
+    pools = ("objects", "cameras", "curves", "lights", "meshes", "scenes", "materials", "node_groups", "actions")
+    before = {name: len(getattr(bpy.data, name)) for name in pools}
+    overlay = render.setup_overlay(scene, trial, options)
     assert {name: len(getattr(bpy.data, name)) for name in before} == before
-    assert scene.camera == camera and len([c for c in trial.children if c.name.endswith(" render")]) == 1
+    assert scene.camera == overlay.camera and len([c for c in trial.children if c.name.endswith(" render")]) == 1
 
 
-def test_no_plates_hides_every_measured_arrow(render, trial, tmp_path):
+def test_no_plates_hides_every_measured_arrow(render, trial, tmp_path, colours):
     scene = bpy.context.scene
-    colours = importlib.import_module(render.__name__.replace(".render", ".materials")).COLOURS
     orange = []
     for plates in (True, False):
         options = render.RenderOptions(resolution=SIZE, frames=(95, 125), still=110, plates=plates)
@@ -175,21 +245,28 @@ def test_no_plates_hides_every_measured_arrow(render, trial, tmp_path):
 
 
 def test_sequence_writes_one_png_per_frame_and_nothing_else(render, trial, tmp_path):
-    options = render.RenderOptions(resolution=(160, 90), frames=(120, 122), sequence=True)
+    options = render.RenderOptions(resolution=(160, 90), frames=(120, 122), sequence=True, plots=True)
     written = render.render_overlay(bpy.context.scene, trial, tmp_path, options)
     names = [f"{trial.name}_{frame:04d}.png" for frame in (120, 121, 122)]
     assert [p.name for p in written] == names and sorted(p.name for p in tmp_path.iterdir()) == names
 
 
-def test_operator_renders_the_active_trial(trial, tmp_path):
-    bpy.context.scene.mocap_dynamics.active_trial = trial
-    assert bpy.ops.mocap_dynamics.render_overlay(directory=str(tmp_path), width=160, height=90) == {"FINISHED"}
-    assert [p.name for p in tmp_path.iterdir()] == [f"{trial.name}_still_{bpy.context.scene.frame_current:04d}.png"]
+@pytest.mark.parametrize("output", ["STILL", "SEQUENCE"])
+def test_operator_renders_the_active_trial(trial, tmp_path, output):
+    scene = bpy.context.scene
+    scene.mocap_dynamics.active_trial = trial
+    scene.frame_start, scene.frame_end = 120, 121
+    scene.frame_set(121)
+    assert bpy.ops.mocap_dynamics.render_overlay(directory=str(tmp_path), output=output, width=160, height=90,
+                                                 plots=True) == {"FINISHED"}
+    names = ([f"{trial.name}_still_{scene.frame_current:04d}.png"] if output == "STILL"
+             else [f"{trial.name}_{frame:04d}.png" for frame in (120, 121)])
+    assert sorted(p.name for p in tmp_path.iterdir()) == names
 
 
 def test_cli_still_and_short_movie(trial_blend, tmp_path):
     run = cli(trial_blend, "--out", tmp_path, "--still", 120, "--movie", "--frames", "118:123", "--resolution",
-              "320x180")
+              "320x180", "--plots", "--background", "dark", "--camera", "fixed")
     assert run.returncode == 0, run.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["sample_walk.mp4", "sample_walk_still_0120.png"]
     image = bpy.data.images.load(str(tmp_path / "sample_walk_still_0120.png"))
@@ -199,7 +276,7 @@ def test_cli_still_and_short_movie(trial_blend, tmp_path):
 
 
 @pytest.mark.parametrize("case", ["missing file", "no trial", "frames outside the trial", "bad resolution",
-                                  "odd movie size", "unknown engine"])
+                                  "odd movie size", "unknown engine", "unknown joint", "unknown camera"])
 def test_bad_input_exits_2_with_one_line_and_writes_nothing(trial_blend, tmp_path, case):
     empty = tmp_path / "empty.blend"
     if case == "no trial":
@@ -211,7 +288,9 @@ def test_bad_input_exits_2_with_one_line_and_writes_nothing(trial_blend, tmp_pat
             "frames outside the trial": [trial_blend, "--sequence", "--frames", "250:400"],
             "bad resolution": [trial_blend, "--resolution", "wide"],
             "odd movie size": [trial_blend, "--movie", "--resolution", "321x180"],
-            "unknown engine": [trial_blend, "--engine", "cycles"]}[case]
+            "unknown engine": [trial_blend, "--engine", "cycles"],
+            "unknown joint": [trial_blend, "--plots", "--joint", "tail"],
+            "unknown camera": [trial_blend, "--camera", "orbit"]}[case]
     run = cli(*args, "--out", out)
     assert run.returncode == 2, run.stdout + run.stderr
     lines = run.stderr.strip().splitlines()

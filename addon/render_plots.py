@@ -1,0 +1,247 @@
+"""The plot panel beside the render: vertical GRF and one joint's torque over time, with a cursor at the frame.
+
+Drawn in Blender itself, in the overlay canvas (render_canvas.py), so it
+renders wherever the extension runs (no matplotlib): the top plot shows the
+vertical ground reaction force [N], measured by the plates (orange) and
+estimated from the motion (green), as the arrows are coloured, with the
+subject's body weight dashed; the bottom plot the chosen joint's torque
+magnitude [N·m], drawn magenta while the joint generates power and cyan while
+it absorbs it, as its disk is. A vertical cursor and a dot on each curve are
+keyed to the frame, so they move along a sequence or a movie.
+
+The values are read from the keyed curves, at every frame: the rig's ``GRF
+vertical total measured``/``estimated`` and the joint disk's ``torque_Nm``
+and ``power_W`` (keyed linearly, so interpolating the keys is what Blender
+evaluates).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import bpy
+import numpy as np
+
+from ..solver.errors import InputError
+from ..solver.model.templates import ANATOMY
+from .keying import Channel, key_channels
+from .materials import COLOURS
+from .render_canvas import Canvas, flat_material
+from .render_looks import Palette
+from .render_sampling import POWER_PROP, TORQUE_PROP
+
+DEFAULT_JOINT = "knee_r"
+GRF_MEASURED, GRF_ESTIMATED = "GRF vertical total measured", "GRF vertical total estimated"
+TEXT_SIZE = 0.024  # of the image height
+LINE, THIN = 3.0, 1.2  # curve and grid widths at 720 lines [px]
+#: A joint by the segment it moves: joint name (e.g. "knee_r") -> segment name ("shank_r").
+JOINT_SEGMENT = {a.origin: a.name for a in ANATOMY if a.parent is not None}
+
+
+def fcurve(owner: bpy.types.ID, data_path: str, index: int = 0) -> bpy.types.FCurve | None:
+    """The F-curve animating ``data_path`` of ``owner``: in its slot's channelbag (Blender 4.4+) or its action."""
+    anim = owner.animation_data
+    if anim is None or anim.action is None:
+        return None
+    slot = getattr(anim, "action_slot", None)
+    if slot is None:
+        return anim.action.fcurves.find(data_path, index=index)
+    for layer in anim.action.layers:
+        for strip in layer.strips:
+            bag = strip.channelbag(slot)
+            curve = bag.fcurves.find(data_path, index=index) if bag is not None else None
+            if curve is not None:
+                return curve
+    return None
+
+
+def keyed_values(owner: bpy.types.ID, prop: str, frames: np.ndarray) -> np.ndarray:
+    """The custom property ``prop`` of ``owner`` at ``frames`` from its keys (NaN outside them or unkeyed)."""
+    curve = fcurve(owner, f'["{prop}"]')
+    if curve is None or not len(curve.keyframe_points):
+        return np.full(len(frames), np.nan)
+    co = np.empty(2 * len(curve.keyframe_points), dtype=np.float32)
+    curve.keyframe_points.foreach_get("co", co)
+    keys = co.reshape(-1, 2).astype(float)
+    return np.interp(frames, keys[:, 0], keys[:, 1], left=np.nan, right=np.nan)
+
+
+@dataclass(frozen=True)
+class PlotData:
+    """What the panel plots, read at every sampled frame: property sources and how to draw them."""
+
+    sources: list[tuple[bpy.types.Object, str]]
+    grf: list[tuple[int, str, str]]  # (source index, colour kind, label)
+    torque: int | None  # source index of the torque magnitude; the power is the next one
+    joint: str
+    body_weight: float | None
+
+    def values(self, frames: np.ndarray) -> np.ndarray:
+        """Every source at ``frames`` ``(T, len(sources))``."""
+        return np.column_stack([keyed_values(owner, prop, frames) for owner, prop in self.sources])
+
+
+def _joint_label(joint: str) -> str:
+    """``knee_r`` -> ``Right knee``."""
+    side = {"_l": "left ", "_r": "right "}.get(joint[-2:], "")
+    return f"{side}{(joint[:-2] if side else joint).replace('_', ' ')}".capitalize()
+
+
+def plot_data(collection: bpy.types.Collection, rig: bpy.types.Object | None, joint: str, plates: bool,
+              body_weight: float | None) -> PlotData:
+    """The sources of the panel for the trial; ``joint`` by its name (``knee_r``) or its segment's."""
+    sources, grf = [], []
+    if rig is not None:
+        for prop, kind, label, wanted in ((GRF_MEASURED, "force_measured", "measured", plates),
+                                          (GRF_ESTIMATED, "force_estimated", "estimated", True)):
+            if wanted and prop in rig:
+                grf.append((len(sources), kind, label))
+                sources.append((rig, prop))
+    segment = JOINT_SEGMENT.get(joint, joint)
+    dynamics = next((c for c in collection.children if c.name.startswith(f"{collection.name} dynamics")), None)
+    disks = {ob.name: ob for ob in dynamics.objects if TORQUE_PROP in ob} if dynamics else {}
+    disk = disks.get(f"{segment} torque")
+    if disks and disk is None:
+        joints = [j for j, s in JOINT_SEGMENT.items() if f"{s} torque" in disks]
+        raise InputError(f"No joint {joint!r} in the trial's dynamics", f"give one of {', '.join(joints)}")
+    torque = None
+    if disk is not None:
+        torque = len(sources)
+        sources += [(disk, TORQUE_PROP), (disk, POWER_PROP)]
+    if not sources:
+        raise InputError(f"The trial {collection.name!r} has no forces or torques to plot",
+                         "run Dynamics or Contact first, or render without plots")
+    name = next((j for j, s in JOINT_SEGMENT.items() if s == segment), segment)
+    return PlotData(sources, grf, torque, name, body_weight)
+
+
+def _step(span: float, most: int) -> float:
+    """The smallest 1-2-5 step that cuts ``span`` into at most ``most`` intervals."""
+    power = 10.0 ** math.floor(math.log10(max(span, 1e-9) / most))
+    return next(m * power for m in (1.0, 2.0, 5.0, 10.0) if span / (m * power) <= most)
+
+
+def _runs(x: np.ndarray, y: np.ndarray, sign: np.ndarray | None) -> tuple[list[np.ndarray], list[int]]:
+    """The curve cut where it is missing (NaN) and, with ``sign`` (0 or 1), where the sign changes; a run
+    ends on the next run's first point, so the colours join. Returns the runs ``(N, 2)`` and their signs."""
+    key = np.where(np.isfinite(y), 0 if sign is None else sign, -1)
+    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    runs, colours = [], []
+    for start, end in zip(starts, np.r_[starts[1:], len(y)]):
+        end += int(end < len(y) and key[end] >= 0)
+        if key[start] >= 0 and end - start >= 2:
+            runs.append(np.column_stack([x[start:end], y[start:end]]))
+            colours.append(int(key[start]))
+    return runs, colours
+
+
+class _Axes:
+    """One plot's box in pixels and its value range."""
+
+    def __init__(self, left, bottom, width, height, low, high):
+        self.left, self.bottom, self.width, self.height, self.low, self.high = left, bottom, width, height, low, high
+
+    def y(self, values):
+        return self.bottom + (np.asarray(values) - self.low) / (self.high - self.low) * self.height
+
+
+def _plot(canvas: Canvas, palette: Palette, box: _Axes, x: np.ndarray, title: str, unit: str,
+          keys: list[tuple[str, str]], size: float, time_ticks: list[tuple[float, str]], name: str) -> None:
+    """Title, key, grid, value ticks and axes of one plot (the curves come after)."""
+    ink, faint = flat_material("ink", palette.ink), flat_material("faint", palette.faint)
+    scale = canvas.height / 720.0
+    top = box.bottom + box.height
+    canvas.text(f"{title} ({unit})", box.left - 3.0 * size, top + 2.3 * size, 1.1 * size, ink)
+    kx = box.left - 3.0 * size
+    for label, kind in keys:
+        canvas.rect(f"{name} key {label}", kx, top + 0.95 * size, 1.2 * size, 0.25 * size,
+                    flat_material(kind, COLOURS[kind] if kind in COLOURS else palette.faint))
+        canvas.text(label, kx + 1.6 * size, top + 1.05 * size, 0.9 * size, ink)
+        kx += (2.4 + 0.5 * len(label)) * size
+    step = _step(box.high - box.low, 4)
+    for value in np.arange(math.ceil(box.low / step) * step, box.high + 0.5 * step, step):
+        if value > box.high + 1e-9:
+            break
+        y = float(box.y(value))
+        canvas.rect(f"{name} grid {value:g}", box.left, y - 0.5 * THIN * scale, box.width, THIN * scale, faint,
+                    z=-1.0)
+        canvas.text(f"{value:g}", box.left - 0.5 * size, y, 0.9 * size, ink, align="RIGHT")
+    for t, label in time_ticks:
+        tx = float(np.interp(t, [0.0, 1.0], [box.left, box.left + box.width]))
+        canvas.text(label, tx, box.bottom - 0.9 * size, 0.9 * size, ink, align="CENTER")
+    canvas.rect(f"{name} x axis", box.left, box.bottom - THIN * scale, box.width, 1.5 * THIN * scale, ink)
+    canvas.rect(f"{name} y axis", box.left - THIN * scale, box.bottom, 1.5 * THIN * scale, box.height, ink)
+
+
+def _cursor(canvas: Canvas, palette: Palette, box: _Axes, frames: np.ndarray, x: np.ndarray,
+            dots: list[tuple[np.ndarray, bpy.types.Material]], name: str) -> None:
+    """The cursor line over ``box`` and a dot per curve, keyed to follow the frame."""
+    scale = canvas.height / 720.0
+    ink = flat_material("ink", palette.ink)
+    line = canvas.lines(f"{name} cursor", [np.array([[0.0, box.bottom], [0.0, box.bottom + box.height]])],
+                        max(1.5, 1.8 * scale), [ink], z=2.0)
+    ends = [frames[0], frames[-1]]
+    key_channels(line, [Channel("location", 0, ends, [x[0], x[-1]], group="Cursor")])
+    for i, (values, mat) in enumerate(dots):
+        dot = canvas.dot(f"{name} cursor dot {i}", x[0], 0.0, 4.5 * scale, mat, z=3.0)
+        key_channels(dot, [Channel("location", 0, ends, [x[0], x[-1]], group="Cursor"),
+                           Channel("location", 1, frames, box.y(np.nan_to_num(values)), group="Cursor")])
+
+
+def draw(canvas: Canvas, palette: Palette, panel: float, data: PlotData, frames: np.ndarray,
+         times: np.ndarray) -> None:
+    """The panel in the right ``panel`` fraction of the canvas over ``frames``, whose times from the trial's
+    start are ``times`` [s]."""
+    values = data.values(frames)
+    width, height = canvas.width, canvas.height
+    size, scale = TEXT_SIZE * height, height / 720.0
+    left = width * (1.0 - panel)
+    canvas.rect("plot panel card", left, 0.0, width - left, height, flat_material("card", palette.card), z=-2.0)
+    plots = [name for name, wanted in (("grf", data.grf), ("torque", data.torque is not None)) if wanted]
+    pad = 1.2 * size
+    block = (height - 2.0 * pad) / len(plots)
+    box_left, box_right = left + pad + 3.2 * size, width - pad
+    span = times[-1] - times[0] if len(times) > 1 else 1.0
+    step = _step(span, 5)
+    ticks = [((t - times[0]) / span, f"{t:g}") for t in np.arange(math.ceil(times[0] / step - 1e-9) * step,
+                                                                    times[-1] + 1e-9, step)]
+    if ticks:
+        ticks[-1] = (ticks[-1][0], f"{ticks[-1][1]} s")
+    x = box_left + (times - times[0]) / span * (box_right - box_left)
+    for i, name in enumerate(plots):
+        top = height - pad - i * block
+        bottom = top - block + 2.0 * size
+        box_top = top - 3.2 * size
+        if name == "grf":
+            series = [(values[:, index], kind, label) for index, kind, label in data.grf]
+            high = max([np.nanmax(v) for v, _, _ in series if np.isfinite(v).any()] + [data.body_weight or 0.0, 1.0])
+            box = _Axes(box_left, bottom, box_right - box_left, box_top - bottom, 0.0, 1.05 * high)
+            keys = [(label, kind) for _, kind, label in series]
+            if data.body_weight:
+                keys.append(("body weight", "faint"))
+            _plot(canvas, palette, box, x, "Vertical ground reaction force", "N", keys, size, ticks, name)
+            if data.body_weight:
+                weight = float(box.y(data.body_weight))
+                dashes = [np.array([[a, weight], [min(a + 8 * scale, box_right), weight]])
+                          for a in np.arange(box_left, box_right, 14 * scale)]
+                canvas.lines("body weight", dashes, THIN * 1.5 * scale, [flat_material("faint", palette.faint)],
+                             z=-0.5)
+            for values_k, kind, label in series:
+                runs, _ = _runs(x, box.y(values_k), None)
+                if runs:
+                    canvas.lines(f"grf {label}", runs, LINE * scale, [flat_material(kind, COLOURS[kind])])
+            _cursor(canvas, palette, box, frames, x, [(v, flat_material(kind, COLOURS[kind])) for v, kind, _ in series],
+                    name)
+        else:
+            torque, power = values[:, data.torque], values[:, data.torque + 1]
+            high = max(float(np.nanmax(torque)) if np.isfinite(torque).any() else 0.0, 1.0)
+            box = _Axes(box_left, bottom, box_right - box_left, box_top - bottom, 0.0, 1.05 * high)
+            kinds = ["torque_absorbing", "torque_generating"]
+            _plot(canvas, palette, box, x, f"{_joint_label(data.joint)} torque", "N·m",
+                  [("generating", kinds[1]), ("absorbing", kinds[0])], size, ticks, name)
+            runs, colours = _runs(x, box.y(torque), (np.nan_to_num(power) > 0).astype(int))
+            if runs:
+                canvas.lines("joint torque", runs, LINE * scale, [flat_material(k, COLOURS[k]) for k in kinds],
+                             colours)
+            _cursor(canvas, palette, box, frames, x, [(torque, flat_material("ink", palette.ink))], name)

@@ -1,0 +1,176 @@
+"""Slide-ready renders of a real drop jump (subject4_DJ3): the subject fills the frame, arrows read, the legend
+lists only what the picture shows, and the plot panel's cursor follows the frame."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+
+import bpy
+import numpy as np
+import pytest
+from conftest import ROOT
+from mathutils import Vector
+from test_render import HUED_KINDS, camera_xy, colours, has_hue, mesh_points, png_linear, render  # noqa: F401
+
+#: Drop-jump frames: on the box, in flight, landing (deepest crouch near 160), pushing off.
+STILLS = (40, 120, 160, 200)
+SMALL = (640, 360)
+
+
+@pytest.fixture(scope="module")
+def dj3_blend(package, shared_data, tmp_path_factory):
+    """subject4_DJ3 (calibrated on its static trial) processed by the pipeline CLI up to contact."""
+    out = tmp_path_factory.mktemp("dj3") / "dj3.blend"
+    run = subprocess.run([sys.executable, str(ROOT / "scripts" / "process_trial.py"),
+                          str(shared_data / "subject4_DJ3.trc"), "--static", str(shared_data / "subject4_static1.trc"),
+                          "--until", "contact", "--out", str(out)], capture_output=True, text=True, timeout=1800)
+    assert run.returncode == 0, run.stderr
+    return out
+
+
+@pytest.fixture
+def trial(dj3_blend):
+    bpy.ops.wm.open_mainfile(filepath=str(dj3_blend))
+    return next(c for c in bpy.data.collections if "mocap_dynamics" in c)
+
+
+def body_points(scene) -> np.ndarray:
+    """World positions of the subject's evaluated body mesh vertices at the current frame."""
+    return mesh_points(next(ob for ob in scene.objects if ob.get("mocap_dynamics_body")
+                            and ob.parent.get("mocap_dynamics_rig")))
+
+
+def arrow_tips(scene) -> list[np.ndarray]:
+    """Tips of the force arrows that render with a force, at the current frame."""
+    tips = []
+    for head in (ob for ob in scene.objects if ob.name.endswith(" head") and ob.parent and "force_N" in ob.parent):
+        if not head.hide_render and head.parent["force_N"] > 1.0 and not head.users_collection[0].hide_render:
+            top = max(c[2] for c in head.bound_box)
+            tips.append(np.array(head.matrix_world @ Vector((0.0, 0.0, top))))
+    return tips
+
+
+@pytest.mark.parametrize("plots", [False, True])
+@pytest.mark.parametrize("frame", STILLS)
+def test_still_frames_the_subject_at_its_frame(render, trial, frame, plots):
+    scene = bpy.context.scene
+    render.setup_overlay(scene, trial, render.RenderOptions(still=frame, plots=plots))
+    scene.frame_set(frame)
+    xy = camera_xy(scene, body_points(scene)[::3])
+    share = np.ptp(xy[:, 1])
+    assert 0.55 <= share <= 0.75, f"frame {frame}: the subject spans {100 * share:.0f} % of the image height"
+    right = 0.6 if plots else 1.0  # the plot panel takes the right 40 %
+    assert (xy > 0).all() and (xy[:, 0] < right).all() and (xy[:, 1] < 1).all(), "the whole body in the 3D view"
+    tips = camera_xy(scene, arrow_tips(scene))
+    assert ((tips > 0) & (tips < [right, 1.0])).all(), f"frame {frame}: an arrow leaves the frame"
+
+
+def test_arrows_are_at_least_6_px_wide_at_720p(render, trial):
+    scene = bpy.context.scene
+    render.setup_overlay(scene, trial, render.RenderOptions(still=160, resolution=(1280, 720)))
+    scene.frame_set(160)
+    widths = []
+    for shaft in (ob for ob in scene.objects if ob.name.endswith(" shaft") and "force_N" in ob.parent):
+        if shaft.hide_render or shaft.parent["force_N"] < 1.0:
+            continue
+        matrix = shaft.matrix_world
+        middle = matrix @ Vector((0.0, 0.0, 0.5))
+        across = scene.camera.matrix_world.to_3x3().col[0].normalized()  # the image's x direction
+        radius = max(abs(c[0]) for c in shaft.bound_box) * (matrix.to_3x3() @ Vector((1, 0, 0))).length
+        ends = camera_xy(scene, [middle - radius * across, middle + radius * across]) * 1280
+        widths.append(np.linalg.norm(ends[1] - ends[0]))
+    assert widths and min(widths) >= 6.0, widths
+
+
+def legend_kinds(trial) -> tuple[list[str], float]:
+    """The legend's kinds (from its swatches) and the lowest y [px] of the legend's objects."""
+    canvas = bpy.data.scenes[f"{trial.name} overlay"]
+    swatches = [ob for ob in canvas.objects if ob.name.startswith("legend ")]
+    kinds = [ob.name.split()[1] for ob in swatches if ob.name.endswith(" swatch")]
+    return kinds, min(ob.location.y for ob in swatches)
+
+
+@pytest.mark.parametrize("engine", ["WORKBENCH", "EEVEE"])
+@pytest.mark.parametrize("frame", (120, 160))
+def test_legend_lists_only_what_the_picture_shows(render, trial, tmp_path, colours, engine, frame):
+    scene = bpy.context.scene
+    options = render.RenderOptions(engine=engine, still=frame, resolution=SMALL, samples=1)
+    [still] = render.render_overlay(scene, trial, tmp_path, options)
+    pixels = png_linear(still)
+    kinds, legend_bottom = legend_kinds(trial)
+    view = pixels.copy()
+    view[int(legend_bottom) - 12:, :int(0.2 * SMALL[0])] = 0.0  # the legend itself
+    for kind in kinds:
+        if kind in HUED_KINDS:
+            count = int(has_hue(view, kind, colours).sum())
+            assert count >= 8, f"frame {frame}: the legend lists {kind} but only {count} pixels show it"
+        else:  # the centre-of-mass path: its drawn part is in the view
+            scene.frame_set(frame)
+            trail = next(ob for ob in trial.all_objects if ob.name.startswith("centre of mass trail"))
+            co = np.empty(4 * len(trail.data.splines[0].points))
+            trail.data.splines[0].points.foreach_get("co", co)
+            xy = camera_xy(scene, co.reshape(-1, 4)[:, :3])
+            assert ((xy > 0) & (xy < 1)).all(axis=1).sum() >= 2, f"frame {frame}: no centre-of-mass path in view"
+    for kind in ("force_measured", "force_estimated", "torque_generating", "torque_absorbing"):
+        if int(has_hue(view, kind, colours).sum()) > 300:
+            assert kind in kinds, f"frame {frame}: {kind} shows plainly but the legend leaves it out"
+
+
+def cursor_column(pixels: np.ndarray, left: int, bottom: int, top: int, axis: int) -> int:
+    """The image column of the plot cursor: the longest dark vertical run in the plot box, away from the axis."""
+    box = pixels[bottom:top, left:]
+    dark = box.max(axis=-1) < 0.25  # ink; the curves are coloured, the grid light
+    counts = dark.sum(axis=0)
+    counts[max(axis - left - 3, 0):axis - left + 4] = 0
+    return left + int(counts.argmax())
+
+
+def test_plot_cursor_moves_with_the_frame(render, trial, tmp_path, package):
+    plots = importlib.import_module(f"{package.__name__}.addon.render_plots")
+    scene = bpy.context.scene
+    canvas_name = f"{trial.name} overlay"
+    found, expected = {}, {}
+    for frame in (130, 200):
+        [still] = render.render_overlay(scene, trial, tmp_path, render.RenderOptions(
+            still=frame, resolution=SMALL, plots=True))
+        canvas = bpy.data.scenes[canvas_name]
+        axis = canvas.objects["grf x axis"]
+        expected[frame] = plots.fcurve(canvas.objects["canvas grf cursor"], "location", 0).evaluate(frame)
+        bottom, top = int(axis.location.y) + 3, int(canvas.objects["grf y axis"].location.y
+                                                      + canvas.objects["grf y axis"].scale.y) - 3
+        found[frame] = cursor_column(png_linear(still), int(0.6 * SMALL[0]), bottom, top,
+                                     int(canvas.objects["grf y axis"].location.x))
+        assert abs(found[frame] - expected[frame]) <= 2, (frame, found[frame], expected[frame])
+    first, last = scene.frame_start, scene.frame_end
+    axis = bpy.data.scenes[canvas_name].objects["grf x axis"]
+    per_frame = axis.scale.x / (last - first)  # the time axis spans the trial
+    assert abs((found[200] - found[130]) - 70 * per_frame) <= 3, (found, per_frame)
+
+
+def test_follow_camera_keeps_the_subject_in_frame_and_moves_smoothly(render, trial):
+    scene = bpy.context.scene
+    overlay = render.setup_overlay(scene, trial, render.RenderOptions(frames=(60, 220), sequence=True))
+    rig = next(ob for ob in trial.all_objects if ob.get("mocap_dynamics_rig"))
+    shares, camera, pelvis = [], [], []
+    for frame in range(60, 221, 2):
+        scene.frame_set(frame)
+        xy = camera_xy(scene, body_points(scene)[::5])
+        assert ((xy > 0) & (xy < 1)).all(), f"frame {frame}: the subject leaves the frame"
+        shares.append(np.ptp(xy[:, 1]))
+        camera.append(np.array(overlay.camera.matrix_world.translation))
+        pelvis.append(np.array(rig.matrix_world @ rig.pose.bones[0].head))
+    assert 0.6 <= max(shares) <= 0.75, max(shares)
+    jerk = [np.linalg.norm(np.diff(path, n=2, axis=0), axis=1).max() for path in (camera, pelvis)]
+    assert jerk[0] < 0.2 * jerk[1], f"the camera accelerates {jerk[0] / jerk[1]:.2f} times as hard as the pelvis"
+
+
+def test_fixed_camera_holds_every_frame(render, trial):
+    scene = bpy.context.scene
+    overlay = render.setup_overlay(scene, trial, render.RenderOptions(camera="fixed", sequence=True))
+    assert overlay.camera.animation_data is None, "a fixed camera"
+    for frame in range(scene.frame_start, scene.frame_end + 1, 15):
+        scene.frame_set(frame)
+        xy = camera_xy(scene, body_points(scene)[::5])
+        assert ((xy > 0) & (xy < 1)).all(), f"frame {frame}: the subject leaves the frame"
