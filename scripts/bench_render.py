@@ -1,16 +1,20 @@
-"""Benchmark the presentation render on the project's own sample: prints seconds per still and per frame.
+"""Benchmark the presentation render: prints seconds per still and per frame, with and without the plot panel.
 
-    .venv/bin/python scripts/bench_render.py [--frames N] [--resolution 1280x720]
+    .venv/bin/python scripts/bench_render.py [--blend TRIAL.blend --still FRAME] [--frames N] [--resolution 1280x720]
 
-Processes the sample walk into a temporary .blend, then times the overlay
-setup, a still (first render, with shader compilation, and a second one), a
-PNG sequence and an MP4 of N frames, in Workbench and EEVEE (16 samples).
-Headless and without a GPU both engines render on the CPU (Mesa llvmpipe).
+Without --blend it processes the project's own sample walk into a temporary
+.blend (still at frame 150). It times the overlay set-up, a still with the
+plot panel (the first render compiles shaders; the target is the second, set-up
+included, <= 3 s in Workbench at 1280x720), a still without it, a PNG sequence
+and an MP4 of N frames (follow camera, plot panel), in Workbench and EEVEE (16
+samples). Headless and without a GPU both engines render on the CPU (Mesa
+llvmpipe); the machine's load average is printed with the figures.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -29,6 +33,8 @@ def timed(action) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--blend", help="a processed trial (default: the sample walk, processed now)")
+    parser.add_argument("--still", type=int, default=150, help="the still's frame (default 150)")
     parser.add_argument("--frames", type=int, default=5, help="frames of the sequence and the movie (default 5)")
     parser.add_argument("--resolution", default="1280x720", help="WIDTHxHEIGHT (default 1280x720)")
     args = parser.parse_args()
@@ -41,27 +47,35 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory() as folder:
         folder = Path(folder)
-        c3d = write_sample(folder)["c3d"]
-        if process_trial.main([str(c3d), "--mass", str(MASS), "--out", str(folder / "walk.blend")]):
-            return 1
-        bpy.ops.wm.open_mainfile(filepath=str(folder / "walk.blend"))
+        blend = args.blend
+        if blend is None:
+            c3d = write_sample(folder)["c3d"]
+            blend = folder / "walk.blend"
+            if process_trial.main([str(c3d), "--mass", str(MASS), "--out", str(blend)]):
+                return 1
+        bpy.ops.wm.open_mainfile(filepath=str(blend))
         scene = bpy.context.scene
         trial = next(c for c in bpy.data.collections if "mocap_dynamics" in c)
-        frames = (100, 100 + args.frames - 1)
-        print(f"\nbench_render: Blender {bpy.app.version_string}, {resolution[0]}x{resolution[1]}, "
-              f"trial of {scene.frame_end - scene.frame_start + 1} frames")
-        seconds = timed(lambda: setup_overlay(scene, trial, RenderOptions(resolution=resolution)))
-        print(f"  overlay setup (camera, legend, CM trail over the whole trial): {seconds:.2f} s")
+        frames = (args.still, args.still + args.frames - 1)
+        print(f"\nbench_render: Blender {bpy.app.version_string}, {resolution[0]}x{resolution[1]}, {trial.name} "
+              f"({scene.frame_end - scene.frame_start + 1} frames), still at {args.still}, "
+              f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+        plots = RenderOptions(resolution=resolution, still=args.still, plots=True)
+        seconds = timed(lambda: setup_overlay(scene, trial, plots))
+        print(f"  overlay set-up of a still with the plot panel: {seconds:.2f} s")
         for engine in ("WORKBENCH", "EEVEE"):
-            still = RenderOptions(engine=engine, resolution=resolution, still=150)
-            first = timed(lambda: render_overlay(scene, trial, folder, still))
-            second = timed(lambda: render_overlay(scene, trial, folder, still))
-            print(f"  {engine.lower()} still: {first:.1f} s first (shaders compiled), {second:.1f} s again "
-                  f"(each with the overlay setup)")
+            for panel in (True, False):
+                still = RenderOptions(engine=engine, resolution=resolution, still=args.still, plots=panel)
+                first = timed(lambda: render_overlay(scene, trial, folder, still))
+                second = timed(lambda: render_overlay(scene, trial, folder, still))
+                print(f"  {engine.lower()} still {'with' if panel else 'without'} the plot panel: {first:.1f} s "
+                      f"first (shaders compiled), {second:.1f} s again (each with the set-up; "
+                      f"load {os.getloadavg()[0]:.1f})")
             for kind in ("sequence", "movie"):
-                options = RenderOptions(engine=engine, resolution=resolution, frames=frames, **{kind: True})
+                options = RenderOptions(engine=engine, resolution=resolution, frames=frames, plots=True,
+                                        **{kind: True})
                 seconds = timed(lambda: render_overlay(scene, trial, folder, options))
-                print(f"  {engine.lower()} {kind} of {args.frames} frames: {seconds:.1f} s, "
+                print(f"  {engine.lower()} {kind} of {args.frames} frames with the plot panel: {seconds:.1f} s, "
                       f"{seconds / args.frames:.2f} s per frame")
     return 0
 
