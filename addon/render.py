@@ -47,7 +47,7 @@ from .render_looks import BACKGROUNDS, ENGINES, PALETTES
 from .render_sampling import centre_of_mass, forward, sample, subject_rig, twin_rigs
 
 TRAIL_RADIUS = 0.005  # m
-STILL_SAMPLES = 60  # a still reads the scene at this many frames (the CM path, the floor), sequences at all
+STILL_SAMPLES = 40  # a still reads the scene at this many frames (the CM path, the floor), sequences at all
 HEAD_ALLOWANCE = 1.5  # framing allows for arrow heads this much longer than drawn at scale 1
 RENDER_SCALE_PROP = "mocap_render_force_scale"  # (scale the user chose, scale a render drew the forces at)
 POINT_ARROW = re.compile(r" contact \d+$")  # contact_visuals.py: the arrow of one contact point
@@ -112,6 +112,9 @@ def check(scene: bpy.types.Scene, options: RenderOptions,
         raise InputError(f"Frame {options.still} is not within the frames {first}:{last}",
                          "pick a frame inside that range")
     if collection is not None:
+        if subject_rig(collection) is None:
+            raise InputError(f"The trial {collection.name!r} has no body to render (markers do not render)",
+                             "build its body model (Body Model, or process_trial.py) first")
         if options.twin and not twin_rigs(collection):
             raise InputError(f"The trial {collection.name!r} has no zero-gravity twin to show",
                              "run Zero Gravity with the twin beside the subject, or render without the twin")
@@ -226,7 +229,7 @@ def _frame(scene: bpy.types.Scene, sampled, index: np.ndarray, options: RenderOp
         offset = render_framing.place_twin(sampled, axes, index)
         _move_twin(sampled.twin_objects, offset)
         sampled.move_twin(offset)
-    cm = centre_of_mass(sampled.bones, sampled.rig) if sampled.rig is not None else None
+    cm = centre_of_mass(sampled.bones, sampled.rig)
     chosen = _chosen_force_scale(scene)
     framing = render_framing.solve(sampled, index, axes, layout, options.camera, chosen,
                                    scene.get(TORQUE_SCALE_PROP, 0.0), HEAD_ALLOWANCE, cm,

@@ -29,11 +29,11 @@ _POOLS = ((bpy.types.Camera, "cameras"), (bpy.types.Light, "lights"), (bpy.types
 
 
 def flat_material(name: str, rgb, alpha: float = 1.0) -> bpy.types.Material:
-    """The canvas material ``name`` of linear colour ``rgb`` (Workbench flat: exactly that colour)."""
+    """The canvas material ``name`` of linear colour ``rgb`` and opacity ``alpha`` (Workbench flat: exactly
+    that colour)."""
     full = f"MocapDynamics canvas {name}"
     mat = bpy.data.materials.get(full) or bpy.data.materials.new(full)
     mat.diffuse_color = (*rgb[:3], alpha)
-    mat.surface_render_method = "BLENDED" if alpha < 1.0 else "DITHERED"
     return mat
 
 

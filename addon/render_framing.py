@@ -164,9 +164,10 @@ def solve(sampled: Sample, index: np.ndarray, axes: np.ndarray, layout: Layout, 
     low, high = subject.min(axis=1), subject.max(axis=1)  # per frame
     if mode == "fixed":
         aims = np.repeat(0.5 * (low.min(axis=0) + high.max(axis=0))[None], len(index), axis=0)
-    elif len(index) > 1 and centre_of_mass is not None:
-        path = _smooth(centre_of_mass[index], rate)
-        aims = path + (0.5 * (low + high) - path).mean(axis=0)
+    elif len(index) > 1:  # follow the centre of mass (the body's middle without masses), low-passed
+        middles = 0.5 * (low + high)
+        path = _smooth(centre_of_mass[index] if centre_of_mass is not None else middles, rate)
+        aims = path + (middles - path).mean(axis=0)
     else:
         aims = 0.5 * (low + high)
     x0, x1 = layout.view_x

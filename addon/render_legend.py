@@ -57,7 +57,8 @@ def _probes(ob: bpy.types.Object) -> list[Vector]:
 def _spread(ob: bpy.types.Object) -> list[Vector]:
     """A 5 x 5 grid of points across an object's bounding box (at mid height)."""
     low, high = Vector(ob.bound_box[0]), Vector(ob.bound_box[6])
-    return [ob.matrix_world @ Vector((low.x + u * (high.x - low.x), low.y + v * (high.y - low.y), 0.5 * (low.z + high.z)))
+    span = high - low
+    return [ob.matrix_world @ Vector((low.x + u * span.x, low.y + v * span.y, low.z + 0.5 * span.z))
             for u in np.linspace(0, 1, 5) for v in np.linspace(0, 1, 5)]
 
 

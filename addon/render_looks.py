@@ -3,11 +3,11 @@
 - **Background**: light (near white) or dark (near black), with an ink colour
   for text, axes and scale bars that reads on it (``PALETTES``).
 - **Workbench**: studio light, material colours, cavity and object outlines.
-- **EEVEE**: a sun from over the camera's left shoulder with a soft shadow
+- **EEVEE**: a high sun from the camera's front left with a soft shadow
   (``SUN_ANGLE_DEG``), a world that shows the background to the camera but
-  lights with a neutral grey, and a ground disc under the subject in the
-  background's brightness that fades out towards its rim, so only the shadows and
-  a soft floor show.
+  lights with a neutral grey, and a ground disc under the subject that shows
+  the background's colour in the sun and fades out towards its rim, so only
+  the shadows show.
 - **Visuals**: force arrows widened (``delta_scale``, on top of their drivers)
   to at least ``ARROW_PIXELS`` at the subject's depth; torque disks
   semi-transparent (``DISK_ALPHA``); the body optionally so (``BODY_ALPHA``).
@@ -24,14 +24,15 @@ from dataclasses import dataclass
 import bmesh
 import bpy
 import numpy as np
-from mathutils import Matrix
+from mathutils import Vector
 
 from .arrows import SHAFT_RADIUS
 from .render_sampling import FORCE_PROP
 
 ENGINES = ("WORKBENCH", "EEVEE")
 BACKGROUNDS = ("light", "dark")
-AMBIENT, SUN, SUN_ANGLE_DEG = 0.5, 1.2, 12.0  # EEVEE: world light, sun irradiance [W/m²], sun disc (soft shadow)
+AMBIENT, SKY_GREY, SUN = 0.5, 0.6, 1.2  # EEVEE: world light strength and colour, sun irradiance [W/m²]
+SUN_ELEVATION_DEG, SUN_ANGLE_DEG = 55.0, 12.0  # the sun's height, and its disc (a soft shadow)
 ARROW_PIXELS = 8.0  # shaft width at 720 lines, scaled with the image height (6 px is the floor)
 DISK_ALPHA, BODY_ALPHA = 0.6, 0.35
 GROUND_FADE = 0.55  # the ground is opaque out to this fraction of its radius, then fades to nothing
@@ -40,7 +41,7 @@ GROUND_FADE = 0.55  # the ground is opaque out to this fraction of its radius, t
 @dataclass(frozen=True)
 class Palette:
     """Linear RGB of the background, of ink (text, axes, scale bars), faint ink (grid lines), the plot
-    panel's card, the centre-of-mass path and EEVEE's ground (lit, about the background's brightness)."""
+    panel's card, the centre-of-mass path and the albedo of EEVEE's ground."""
 
     background: tuple[float, float, float]
     ink: tuple[float, float, float]
@@ -52,9 +53,9 @@ class Palette:
 
 PALETTES = {
     "light": Palette((0.86, 0.87, 0.89), (0.012, 0.012, 0.016), (0.62, 0.63, 0.66), (1.0, 1.0, 1.0),
-                     (0.2, 0.2, 0.22), (0.74, 0.75, 0.77)),
+                     (0.2, 0.2, 0.22), (0.9, 0.9, 0.9)),
     "dark": Palette((0.011, 0.012, 0.017), (0.82, 0.82, 0.84), (0.09, 0.095, 0.11), (0.024, 0.026, 0.034),
-                    (0.45, 0.45, 0.47), (0.035, 0.036, 0.042)),
+                    (0.45, 0.45, 0.47), (0.05, 0.05, 0.055)),
 }
 
 
@@ -75,7 +76,7 @@ def world(scene: bpy.types.Scene, palette: Palette) -> None:
     nodes.clear()
     seen, lighting = nodes.new("ShaderNodeBackground"), nodes.new("ShaderNodeBackground")
     seen.inputs["Color"].default_value = (*palette.background, 1.0)
-    lighting.inputs["Color"].default_value = (0.6, 0.6, 0.6, 1.0)
+    lighting.inputs["Color"].default_value = (SKY_GREY, SKY_GREY, SKY_GREY, 1.0)
     lighting.inputs["Strength"].default_value = AMBIENT
     mix = nodes.new("ShaderNodeMixShader")
     links.new(nodes.new("ShaderNodeLightPath").outputs["Is Camera Ray"], mix.inputs["Fac"])
@@ -86,26 +87,41 @@ def world(scene: bpy.types.Scene, palette: Palette) -> None:
 
 
 def sun(collection: bpy.types.Collection, camera_axes: np.ndarray) -> None:
-    """A sun from over the camera's left shoulder, with a soft shadow (EEVEE; Workbench uses studio light)."""
+    """A sun from the camera's front left, ``SUN_ELEVATION_DEG`` high, with a soft shadow (EEVEE; Workbench
+    uses its studio light): the body is lit from the camera's side, its shadow falls behind it."""
     data = bpy.data.lights.new("MocapDynamics render sun", "SUN")
     data.energy, data.angle, data.use_shadow = SUN, math.radians(SUN_ANGLE_DEG), True
+    up = np.array([0.0, 0.0, 1.0])
+    towards_camera = camera_axes[:, 2] - (camera_axes[:, 2] @ up) * up
+    across = towards_camera / np.linalg.norm(towards_camera) - camera_axes[:, 0]  # front left, horizontal
+    elevation = math.radians(SUN_ELEVATION_DEG)
+    source = math.cos(elevation) * across / np.linalg.norm(across) + math.sin(elevation) * up
     light = bpy.data.objects.new("render sun", data)
-    turn = Matrix(camera_axes.tolist()) @ Matrix.Rotation(math.radians(-40), 3, "X") @ Matrix.Rotation(
-        math.radians(-30), 3, "Y")
-    light.rotation_euler = turn.to_euler()
+    light.rotation_euler = Vector(source).to_track_quat("Z", "Y").to_euler()  # a sun shines down its -Z
     collection.objects.link(light)
 
 
 def _ground_material(palette: Palette, radius: float) -> bpy.types.Material:
-    """The palette's ground colour, opaque to ``GROUND_FADE`` of ``radius`` and fading to clear at the rim."""
+    """A floor that shows the background's colour where the sun reaches it and darker in shadows.
+
+    A diffuse ground of albedo ``palette.ground`` in full sun receives
+    ``SUN sin(elevation) / π`` from the sun and ``AMBIENT`` times the world's
+    grey from the sky; it emits the rest of the background's colour, so only
+    the shadows (which take the sun's part away) show. It is opaque out to
+    ``GROUND_FADE`` of ``radius`` and fades to clear at its rim.
+    """
     mat = bpy.data.materials.get("MocapDynamics render ground") or bpy.data.materials.new("MocapDynamics render ground")
     if mat.node_tree is None:
         mat.use_nodes = True
     nodes, links = mat.node_tree.nodes, mat.node_tree.links
     nodes.clear()
+    lit = SUN * math.sin(math.radians(SUN_ELEVATION_DEG)) / math.pi + AMBIENT * SKY_GREY
+    glow = np.maximum(np.array(palette.background) - lit * np.array(palette.ground), 0.0)
     bsdf = nodes.new("ShaderNodeBsdfPrincipled")
     bsdf.inputs["Base Color"].default_value = (*palette.ground, 1.0)
     bsdf.inputs["Roughness"].default_value = 1.0
+    bsdf.inputs["Emission Color"].default_value = (*glow, 1.0)
+    bsdf.inputs["Emission Strength"].default_value = 1.0
     distance = nodes.new("ShaderNodeVectorMath")
     distance.operation = "LENGTH"
     links.new(nodes.new("ShaderNodeTexCoord").outputs["Object"], distance.inputs[0])
@@ -115,8 +131,8 @@ def _ground_material(palette: Palette, radius: float) -> bpy.types.Material:
     links.new(distance.outputs["Value"], fade.inputs["Value"])
     links.new(fade.outputs["Result"], bsdf.inputs["Alpha"])
     links.new(bsdf.outputs["BSDF"], nodes.new("ShaderNodeOutputMaterial").inputs["Surface"])
-    mat.surface_render_method = "BLENDED"
-    mat.diffuse_color = (*palette.ground, 1.0)
+    mat.surface_render_method = "DITHERED"  # blended, the fade would double EEVEE's render time
+    mat.diffuse_color = (*palette.background, 1.0)
     return mat
 
 
@@ -149,7 +165,8 @@ def solid_material(name: str, rgb) -> bpy.types.Material:
 
 
 def set_alpha(mat: bpy.types.Material, alpha: float) -> None:
-    """Material opacity in Workbench (diffuse alpha) and EEVEE (Principled alpha, blended when below 1)."""
+    """Material opacity in Workbench (diffuse alpha) and EEVEE (Principled alpha; blended when below 1, since
+    dithered surfaces stay speckled at 16 samples)."""
     mat.diffuse_color = (*mat.diffuse_color[:3], alpha)
     bsdf = mat.node_tree.nodes.get("Principled BSDF") if mat.node_tree else None
     if bsdf is not None:

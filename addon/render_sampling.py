@@ -9,7 +9,7 @@ the keyed scene, so what is framed is what renders, whatever keyed it; about
 
 The body surface is the body mesh's vertices (every tenth) moved by their bones
 (rigid skinning, so exact); without a body mesh, the bone ends padded by
-``BONE_MARGIN``; without a rig, the marker empties.
+``BONE_MARGIN``.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ import numpy as np
 
 from .armature import BODY_PROP, RIG_PROP
 from .arrows import HEAD_LENGTH
-from .markers import LABEL_PROP
 
 SHORTEST_ARROW = 0.01  # m: shorter arrows are not framed (a plate without load, a force near zero)
 BONE_MARGIN = 0.12  # m around bone ends when there is no body mesh
@@ -88,16 +87,16 @@ class Sample:
 
     ``subject``/``twin``: body surface points ``(T, V, 3)`` (twin None when it
     does not render). ``bones``: the subject rig's world bone matrices
-    ``(T, B, 4, 4)`` (None without a rig). ``arrows``: the roots of the
+    ``(T, B, 4, 4)``. ``arrows``: the roots of the
     force arrows that render, with their world matrices ``(T, A, 4, 4)`` and
     forces [N] ``(T, A)``; ``disks``: the roots of the torque disks that
     render, their world matrices and torques [N·m] ``(T, D)``.
     """
 
     frames: np.ndarray
-    rig: bpy.types.Object | None
+    rig: bpy.types.Object
     subject: np.ndarray
-    bones: np.ndarray | None
+    bones: np.ndarray
     twin_objects: list[bpy.types.Object]
     twin: np.ndarray | None
     arrows: list[bpy.types.Object]
@@ -152,40 +151,33 @@ def twin_rigs(collection: bpy.types.Collection) -> list[bpy.types.Object]:
 
 
 def sample(scene: bpy.types.Scene, collection: bpy.types.Collection, frames: np.ndarray) -> Sample:
-    """Read the trial ``collection`` at ``frames`` (the scene's frame is restored)."""
+    """Read the trial ``collection`` (which has a rig: see ``subject_rig``) at ``frames`` (the scene's frame is
+    restored)."""
     shown = rendered_objects(collection)
     rig = subject_rig(collection)
-    markers = [ob for ob in shown if LABEL_PROP in ob and ob.type == "EMPTY"]
-    if rig is None and not markers:
-        from ..solver.errors import InputError
-        raise InputError(f"The trial {collection.name!r} has neither an armature nor markers", "import it again")
     twins = [Rig.of(ob) for ob in twin_rigs(collection) if ob in shown]
     twin_shown = {ob for r in twins for c in r.ob.users_collection for ob in rendered_objects(c)}
-    rigs = ([Rig.of(rig)] if rig is not None else []) + twins
+    rigs = [Rig.of(rig)] + twins
     arrows = [ob for ob in shown if FORCE_PROP in ob and any(child in shown for child in ob.children)]
     disks = [ob for ob in shown if TORQUE_PROP in ob and any(child in shown for child in ob.children)]
     current = scene.frame_current
     bones = [np.empty((len(frames), len(r.ob.pose.bones), 4, 4)) for r in rigs]
-    marker_points = np.empty((len(frames), len(markers), 3))
-    arrow_matrices, disk_matrices = np.empty((len(frames), len(arrows), 4, 4)), np.empty((len(frames), len(disks), 4, 4))
-    forces, torques = np.empty((len(frames), len(arrows))), np.empty((len(frames), len(disks)))
+    arrow_matrices, forces = np.empty((len(frames), len(arrows), 4, 4)), np.empty((len(frames), len(arrows)))
+    disk_matrices, torques = np.empty((len(frames), len(disks), 4, 4)), np.empty((len(frames), len(disks)))
     for t, frame in enumerate(frames):
         scene.frame_set(int(frame))
         for r, out in zip(rigs, bones):
             out[t] = _world_bones(r.ob)
-        if rig is None:
-            marker_points[t] = [ob.matrix_world.translation for ob in markers]
-        arrow_matrices[t] = [ob.matrix_world for ob in arrows]
+        arrow_matrices[t] = np.reshape([ob.matrix_world for ob in arrows], (-1, 4, 4))
         forces[t] = [ob[FORCE_PROP] for ob in arrows]
-        disk_matrices[t] = [ob.matrix_world for ob in disks]
+        disk_matrices[t] = np.reshape([ob.matrix_world for ob in disks], (-1, 4, 4))
         torques[t] = [ob[TORQUE_PROP] for ob in disks]
     scene.frame_set(current)
     surfaces = [r.surface(b) for r, b in zip(rigs, bones)]
-    subject = surfaces[0] if rig is not None else marker_points
-    twin = np.concatenate(surfaces[1:], axis=1) if twins else None
-    return Sample(np.asarray(frames), rig, subject, bones[0] if rig is not None else None, [r.ob for r in twins],
-                  twin, arrows, arrow_matrices, np.maximum(forces, 0.0), disks, disk_matrices,
-                  np.maximum(torques, 0.0), np.array([ob in twin_shown for ob in arrows], dtype=bool),
+    return Sample(np.asarray(frames), rig, surfaces[0], bones[0], [r.ob for r in twins],
+                  np.concatenate(surfaces[1:], axis=1) if twins else None, arrows, arrow_matrices,
+                  np.maximum(forces, 0.0), disks, disk_matrices, np.maximum(torques, 0.0),
+                  np.array([ob in twin_shown for ob in arrows], dtype=bool),
                   np.array([ob in twin_shown for ob in disks], dtype=bool))
 
 
@@ -208,16 +200,12 @@ def centre_of_mass(bones: np.ndarray, rig: bpy.types.Object) -> np.ndarray | Non
 
 def forward(sampled: Sample) -> np.ndarray:
     """The subject's horizontal forward direction: where it travels, else where the pelvis faces, else +X."""
-    if sampled.bones is not None:
-        root = sampled.bones[:, 0, :3, 3]
-    else:
-        root = sampled.subject.mean(axis=1)
+    root = sampled.bones[:, 0, :3, 3]
     travel = (root[-1] - root[0]) * [1.0, 1.0, 0.0]
     if np.linalg.norm(travel) > TRAVEL_MIN:
         return travel / np.linalg.norm(travel)
-    if sampled.rig is not None:  # the root segment's X (anterior): the bone frame turned back by its rest rotation
-        rest = np.array(sampled.rig.data.bones[0].matrix_local)[:3, :3]
-        facing = (sampled.bones[:, 0, :3, :3] @ rest.T)[:, :, 0].mean(axis=0) * [1.0, 1.0, 0.0]
-        if np.linalg.norm(facing) > 1e-6:
-            return facing / np.linalg.norm(facing)
+    rest = np.array(sampled.rig.data.bones[0].matrix_local)[:3, :3]  # the root's X (anterior): the bone frame
+    facing = (sampled.bones[:, 0, :3, :3] @ rest.T)[:, :, 0].mean(axis=0) * [1.0, 1.0, 0.0]  # turned back
+    if np.linalg.norm(facing) > 1e-6:
+        return facing / np.linalg.norm(facing)
     return np.array([1.0, 0.0, 0.0])

@@ -8,7 +8,9 @@ plot panel (the first render compiles shaders; the target is the second, set-up
 included, <= 3 s in Workbench at 1280x720), a still without it, a PNG sequence
 and an MP4 of N frames (follow camera, plot panel), in Workbench and EEVEE (16
 samples). Headless and without a GPU both engines render on the CPU (Mesa
-llvmpipe); the machine's load average is printed with the figures.
+llvmpipe); the machine's load average is printed with the figures, and the
+CPU seconds of all the process's threads beside the wall-clock ones (on a
+busy machine they tell the work apart from the waiting).
 """
 
 from __future__ import annotations
@@ -25,10 +27,15 @@ import process_trial  # noqa: E402
 from bootstrap import load_package  # noqa: E402
 
 
-def timed(action) -> float:
-    start = time.perf_counter()
+def timed(action) -> tuple[float, float]:
+    """Wall-clock and CPU seconds (all the process's threads) of ``action``."""
+    start, cpu = time.perf_counter(), time.process_time()
     action()
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
+
+
+def shown(seconds: tuple[float, float]) -> str:
+    return f"{seconds[0]:.1f} s ({seconds[1]:.1f} s CPU)"
 
 
 def main() -> int:
@@ -61,22 +68,22 @@ def main() -> int:
               f"({scene.frame_end - scene.frame_start + 1} frames), still at {args.still}, "
               f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
         plots = RenderOptions(resolution=resolution, still=args.still, plots=True)
-        seconds = timed(lambda: setup_overlay(scene, trial, plots))
-        print(f"  overlay set-up of a still with the plot panel: {seconds:.2f} s")
+        setup = timed(lambda: setup_overlay(scene, trial, plots))
+        print(f"  overlay set-up of a still with the plot panel: {shown(setup)}")
         for engine in ("WORKBENCH", "EEVEE"):
             for panel in (True, False):
                 still = RenderOptions(engine=engine, resolution=resolution, still=args.still, plots=panel)
                 first = timed(lambda: render_overlay(scene, trial, folder, still))
                 second = timed(lambda: render_overlay(scene, trial, folder, still))
-                print(f"  {engine.lower()} still {'with' if panel else 'without'} the plot panel: {first:.1f} s "
-                      f"first (shaders compiled), {second:.1f} s again (each with the set-up; "
+                print(f"  {engine.lower()} still {'with' if panel else 'without'} the plot panel: {shown(first)} "
+                      f"first (shaders compiled), {shown(second)} again (each with the set-up; "
                       f"load {os.getloadavg()[0]:.1f})")
             for kind in ("sequence", "movie"):
                 options = RenderOptions(engine=engine, resolution=resolution, frames=frames, plots=True,
                                         **{kind: True})
-                seconds = timed(lambda: render_overlay(scene, trial, folder, options))
-                print(f"  {engine.lower()} {kind} of {args.frames} frames with the plot panel: {seconds:.1f} s, "
-                      f"{seconds / args.frames:.2f} s per frame")
+                wall, cpu = timed(lambda: render_overlay(scene, trial, folder, options))
+                print(f"  {engine.lower()} {kind} of {args.frames} frames with the plot panel: {shown((wall, cpu))}, "
+                      f"{wall / args.frames:.2f} s per frame")
     return 0
 
 

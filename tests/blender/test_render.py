@@ -275,16 +275,23 @@ def test_cli_still_and_short_movie(trial_blend, tmp_path):
     assert len(movie) > 1000 and movie[4:8] == b"ftyp", "an MP4 container"
 
 
-@pytest.mark.parametrize("case", ["missing file", "no trial", "frames outside the trial", "bad resolution",
-                                  "odd movie size", "unknown engine", "unknown joint", "unknown camera"])
+@pytest.mark.parametrize("case", ["missing file", "no trial", "markers only", "frames outside the trial",
+                                  "bad resolution", "odd movie size", "unknown engine", "unknown joint",
+                                  "unknown camera"])
 def test_bad_input_exits_2_with_one_line_and_writes_nothing(trial_blend, tmp_path, case):
-    empty = tmp_path / "empty.blend"
+    empty, markers = tmp_path / "empty.blend", tmp_path / "markers.blend"
     if case == "no trial":
         bpy.ops.wm.read_homefile(use_empty=True)
         bpy.ops.wm.save_as_mainfile(filepath=str(empty), copy=True)
+    if case == "markers only":
+        run = subprocess.run([sys.executable, str(ROOT / "scripts" / "process_trial.py"),
+                              str(trial_blend.parent / "sample_walk.c3d"), "--until", "import", "--out", str(markers)],
+                             capture_output=True, text=True, timeout=900)
+        assert run.returncode == 0, run.stderr
     out = tmp_path / "out"
     args = {"missing file": [tmp_path / "nope.blend"],
             "no trial": [empty],
+            "markers only": [markers],
             "frames outside the trial": [trial_blend, "--sequence", "--frames", "250:400"],
             "bad resolution": [trial_blend, "--resolution", "wide"],
             "odd movie size": [trial_blend, "--movie", "--resolution", "321x180"],
