@@ -110,13 +110,10 @@ def estimate_contact(motion: Motion | None = None, *, dynamics: Dynamics | None 
 def _per_frame_by_surface(dynamics: Dynamics, surfaces: tuple[Surface, ...], positions: np.ndarray,
                           torque_weight: float, options: PerFrameOptions, constants: ContactConstants,
                           frames: np.ndarray | slice = slice(None)) -> np.ndarray:
-    """Per-frame point forces (``per_frame``) on ``frames``, split by the surface nearest each point:
-    (S, T, K, 3) [N]."""
+    """Per-frame point forces (``per_frame``) on ``frames``, by surface: (S, T, K, 3) [N]."""
     weight = dynamics.model.total_mass * float(np.linalg.norm(dynamics.gravity))
-    solved = per_frame_forces(dynamics.root_wrench[frames], dynamics.root_origin[frames], positions[frames],
-                              surfaces, weight, torque_weight, options, constants)
-    nearest = np.argmin(np.stack([s.distance(positions[frames]) for s in surfaces]), axis=0)
-    return np.stack([np.where((nearest == j)[..., None], solved, 0.0) for j in range(len(surfaces))])
+    return per_frame_forces(dynamics.root_wrench[frames], dynamics.root_origin[frames], positions[frames],
+                            surfaces, weight, torque_weight, options, constants)
 
 
 def _wrench_left(dynamics: Dynamics, positions: np.ndarray, forces: np.ndarray, frames, torque_weight: float
@@ -142,9 +139,8 @@ def detected_surfaces(dynamics: Dynamics, points: ContactPoints, positions: np.n
         return (), np.zeros((0,) + positions.shape)
     weight = model.total_mass * float(np.linalg.norm(dynamics.gravity))
     kept = [candidates[0]]
-    left = _wrench_left(dynamics, positions, _per_frame_by_surface(
-        dynamics, (kept[0].surface,), positions, torque_weight, options, constants).sum(0), slice(None),
-        torque_weight)
+    on_floor = _per_frame_by_surface(dynamics, (kept[0].surface,), positions, torque_weight, options, constants)
+    left = _wrench_left(dynamics, positions, on_floor.sum(0), slice(None), torque_weight)
     for patch in sorted(candidates[1:], key=lambda p: p.height):
         frames = np.flatnonzero(patch.resting)
         before = np.nanmean(left[frames])
@@ -156,5 +152,7 @@ def detected_surfaces(dynamics: Dynamics, points: ContactPoints, positions: np.n
         if before - np.nanmean(after) > GAIN * weight:
             kept.append(patch)
             left[frames] = after
+    if len(kept) == 1:
+        return tuple(kept), on_floor
     return tuple(kept), _per_frame_by_surface(dynamics, tuple(p.surface for p in kept), positions, torque_weight,
                                               options, constants)

@@ -160,7 +160,7 @@ def _cone_edges(normal, friction):
 
 @njit(cache=True)
 def _solve_chunk(first, last, residual, root_origin, points, normals, offsets, first_face, constants, weight, rows,
-                 friction, regularisation, min_activation, forces):
+                 friction, regularisation, min_activation, forces, surface_of):
     """Frames ``first .. last - 1`` in order, each starting from the free edges of the one before."""
     n_points = points.shape[1]
     was_free = np.zeros((n_points, 4), dtype=np.bool_)
@@ -182,7 +182,7 @@ def _solve_chunk(first, last, residual, root_origin, points, normals, offsets, f
                 f, d = active_face(normals, offsets, first_face[s], first_face[s + 1], row2(points, t, k))
                 h = sigmoid(-constants[0] * d)
                 if h > activation[k]:
-                    activation[k], nearest[k] = h, f
+                    activation[k], nearest[k], surface_of[t, k] = h, f, s
             if activation[k] > min_activation:
                 n += 4
         if n == 0:
@@ -219,25 +219,31 @@ def _solve_frames(residual, root_origin, points, normals, offsets, first_face, c
                   friction, regularisation, min_activation, n_chunks):
     n_frames = points.shape[0]
     forces = np.full(points.shape, np.nan)
+    surface_of = np.zeros(points.shape[:2], dtype=np.int64)
     rows = np.array([1.0, 1.0, 1.0, np.sqrt(torque_weight), np.sqrt(torque_weight), np.sqrt(torque_weight)])
     for c in prange(n_chunks):
         _solve_chunk(c * n_frames // n_chunks, (c + 1) * n_frames // n_chunks, residual, root_origin, points,
                      normals, offsets, first_face, constants, weight, rows, friction, regularisation,
-                     min_activation, forces)
-    return forces
+                     min_activation, forces, surface_of)
+    return forces, surface_of
 
 
 def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.ndarray, surfaces, weight: float,
                      torque_weight: float = 1.0, options: PerFrameOptions = PerFrameOptions(),
                      constants: ContactConstants = ContactConstants()) -> np.ndarray:
-    """Point forces (T, K, 3) [N] of (*) for root wrenches ``residual`` (T, 6) without contact, about
-    ``root_origin`` (T, 3), at contact points ``points`` (T, K, 3) near ``surfaces``; ``weight`` [N] the body
-    weight. NaN in frames without a root wrench or a pose."""
+    """Point forces per surface (S, T, K, 3) [N] of (*) for root wrenches ``residual`` (T, 6) without
+    contact, about ``root_origin`` (T, 3), at contact points ``points`` (T, K, 3) near ``surfaces`` (each
+    point pushed by the surface that makes it most active); ``weight`` [N] the body weight. NaN in frames
+    without a root wrench or a pose."""
     if not weight > 0:
         raise SolverError("Per-frame contact forces need a positive body weight", "check the body model's mass")
     arrays = SurfaceArrays(surfaces)
-    return _solve_frames(np.ascontiguousarray(residual, dtype=float), np.ascontiguousarray(root_origin, dtype=float),
-                         np.ascontiguousarray(points, dtype=float), arrays.normals,
-                         arrays.offsets, arrays.first_face, constants.array(), float(weight), float(torque_weight),
-                         float(options.friction), float(options.regularisation), float(options.min_activation),
-                         chunks(len(points)))
+    points = np.ascontiguousarray(points, dtype=float)
+    forces, surface_of = _solve_frames(
+        np.ascontiguousarray(residual, dtype=float), np.ascontiguousarray(root_origin, dtype=float), points,
+        arrays.normals, arrays.offsets, arrays.first_face, constants.array(), float(weight), float(torque_weight),
+        float(options.friction), float(options.regularisation), float(options.min_activation), chunks(len(points)))
+    by_surface = np.zeros((len(arrays.first_face) - 1,) + points.shape)
+    t, k = np.indices(surface_of.shape)
+    by_surface[surface_of, t, k] = forces
+    return by_surface

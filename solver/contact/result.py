@@ -251,13 +251,15 @@ def contact_from_surfaces(dynamics: Dynamics, surfaces: tuple[Surface, ...], nor
                                for s in surfaces])
     by_surface = by_surface.reshape((len(surfaces),) + positions.shape)
     forces = by_surface.sum(0)
-    segment_force, segment_torque = segment_wrenches(model, dynamics.q, points.segments, positions, forces)
+    loaded = np.flatnonzero(np.any(np.nan_to_num(forces) != 0.0, axis=(0, 2)))  # the points that ever push
+    segment_force, segment_torque = segment_wrenches(model, dynamics.q, points.segments[loaded],
+                                                     positions[:, loaded], forces[:, loaded])
     feet = foot_segments(model)
     per_foot = [_dominant(surfaces, by_surface[:, :, points.segments == i], positions[:, points.segments == i])
                 for i in feet]
     stack = (lambda arrays: np.stack(arrays, axis=1) if feet else np.zeros((len(forces), 0, 3)))  # noqa: E731
     with_contact = rnea(model, dynamics.times, dynamics.q, dynamics.v, dynamics.a, gravity=dynamics.gravity,
-                        external=ExternalForces(points.segments, positions, forces),
+                        external=ExternalForces(points.segments[loaded], positions[:, loaded], forces[:, loaded]),
                         options={**dynamics.options, "external": f"estimated contact ({force_model} forces)"})
     weight = model.total_mass * float(np.linalg.norm(dynamics.gravity))
     rest = resting_distance(surfaces[0].material, supporting_points, weight / force_scale, constants) \
@@ -272,7 +274,7 @@ def contact_from_surfaces(dynamics: Dynamics, surfaces: tuple[Surface, ...], nor
         foot_surface_force=np.stack([np.moveaxis(by_surface[:, :, points.segments == i].sum(2), 0, 1)
                                      for i in feet], axis=1) if feet else np.zeros((len(forces), 0,
                                                                                      len(surfaces), 3)),
-        total_force=forces.sum(1), total_cop=_dominant(surfaces, by_surface, positions)[0],
+        total_force=forces.sum(1), total_cop=_dominant(surfaces, by_surface[:, :, loaded], positions[:, loaded])[0],
         surface_force=np.moveaxis(by_surface.sum(2), 0, 1), root_wrench_without=dynamics.root_wrench,
         explained_force=_explained(with_contact.root_wrench[:, :3], dynamics.root_wrench[:, :3]),
         explained_torque=_explained(with_contact.root_wrench[:, 3:], dynamics.root_wrench[:, 3:]),

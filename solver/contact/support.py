@@ -10,11 +10,12 @@ candidate surface. Here, on a whole trial:
    ``REST_TIME`` (the bottom of a squat is not a seat).
 2. *Heights*: resting heights sorted and split where consecutive ones are more than ``HEIGHT_GAP`` apart;
    a cluster resting less than ``MIN_RESTING`` point-seconds is noise.
-   Each height cluster is split into the groups of samples that are horizontally connected (cells of
-   ``CELL`` with samples, touching): the box a subject stood on and the spot where she squats after
-   jumping off it are two candidates.
+   The lowest cluster is the floor, wherever on it the subject stood; each cluster above it is split into
+   the groups of samples that are horizontally connected (cells of ``CELL`` with samples, touching): the
+   box a subject stood on and the spot where she squats after jumping off it are two candidates.
 3. *Planes*: each cluster's plane is the least-squares plane through its lowest samples (within
-   ``BAND`` of its 5th percentile: points resting on a surface, not the ones resting above it). It slopes
+   ``BAND`` of the 5th percentile of their heights above a first plane through all: points resting on a
+   surface, not the ones resting above it). It slopes
    only along a horizontal direction in which the samples spread at least ``SPREAD`` (RMS; else a few
    centimetres of sole-model error over a foot's length would tilt it by degrees): level for a
    standing or landing subject, sloped along the walk on a long enough incline.
@@ -123,15 +124,22 @@ def _sustained(flags: np.ndarray, length: int) -> np.ndarray:
 
 
 def fit_plane(samples: np.ndarray) -> Plane:
-    """Least-squares plane through the lowest of ``samples`` (N, 3) (module docstring, step 3)."""
-    low = samples[samples[:, 2] <= np.percentile(samples[:, 2], 5) + BAND]
-    centre = low.mean(0)
-    horizontal = low[:, :2] - centre[:2]
-    spread, axes = np.linalg.eigh(horizontal.T @ horizontal / len(low))
+    """Least-squares plane through the lowest of ``samples`` (N, 3) (module docstring, step 3): fitted to all,
+    then again to those within ``BAND`` of the 5th percentile of their heights above the first plane."""
+    plane = _least_squares_plane(samples)
+    above = plane.distance(samples)
+    return _least_squares_plane(samples[above <= np.percentile(above, 5) + BAND])
+
+
+def _least_squares_plane(samples: np.ndarray) -> Plane:
+    """The plane through ``samples`` (N, 3), sloping only along horizontal directions they spread along."""
+    centre = samples.mean(0)
+    horizontal = samples[:, :2] - centre[:2]
+    spread, axes = np.linalg.eigh(horizontal.T @ horizontal / len(samples))
     sloped = axes[:, np.sqrt(np.maximum(spread, 0.0)) >= SPREAD]
     if sloped.shape[1] == 0:
         return Plane.through(centre, (0.0, 0.0, 1.0))
-    slope, *_ = np.linalg.lstsq(horizontal @ sloped, low[:, 2] - centre[2], rcond=None)
+    slope, *_ = np.linalg.lstsq(horizontal @ sloped, samples[:, 2] - centre[2], rcond=None)
     gradient = sloped @ slope
     return Plane.through(centre, (-gradient[0], -gradient[1], 1.0))
 
@@ -168,6 +176,14 @@ def find_patches(model, points: ContactPoints, q: np.ndarray, positions: np.ndar
                  centre_of_mass: np.ndarray, rate: float) -> list[Patch]:
     """Candidate support surfaces (module docstring), the floor first; empty when nothing rests."""
     resting = resting_mask(model, points, q, positions, velocities, rate)
+    names = np.array([model.segments[i].name for i in points.segments])
+    return patches_of(resting, positions, names, centre_of_mass, rate)
+
+
+def patches_of(resting: np.ndarray, positions: np.ndarray, names: np.ndarray, centre_of_mass: np.ndarray,
+               rate: float) -> list[Patch]:
+    """The patches (module docstring, steps 2-4) of the resting samples ``resting`` (T, K) of points at
+    ``positions`` (T, K, 3) on segments named ``names`` (K,), the floor first."""
     frame, point = np.nonzero(resting)
     if len(frame) == 0:
         return []
@@ -175,10 +191,13 @@ def find_patches(model, points: ContactPoints, q: np.ndarray, positions: np.ndar
     frame, point = frame[order], point[order]
     heights = positions[frame, point, 2]
     splits = np.flatnonzero(np.diff(heights) > HEIGHT_GAP) + 1
-    clusters = [layer[group] for layer in np.split(np.arange(len(heights)), splits)
-                for group in connected_groups(positions[frame[layer], point[layer], :2])]
+    layers = [layer for layer in np.split(np.arange(len(heights)), splits) if len(layer) >= MIN_RESTING * rate]
+    if not layers:
+        return []
+    clusters = layers[:1] + [layer[group] for layer in layers[1:]
+                             for group in connected_groups(positions[frame[layer], point[layer], :2])]
     patches = []
-    for members in sorted(clusters, key=lambda m: heights[m].min()):
+    for members in clusters:
         if len(members) < MIN_RESTING * rate:
             continue
         f, k = frame[members], point[members]
@@ -186,16 +205,16 @@ def find_patches(model, points: ContactPoints, q: np.ndarray, positions: np.ndar
         plane = fit_plane(samples)
         centre = samples.mean(0)
         centre[2] = plane.height_at(*centre[:2])
-        when = np.zeros(len(q), bool)
+        when = np.zeros(len(positions), bool)
         when[f] = True
-        names = tuple(sorted({model.segments[i].name for i in points.segments[np.unique(k)]}))
+        segments = tuple(sorted(set(names[np.unique(k)])))
         if not patches:
-            patches.append(Patch(Surface((plane,)), "floor", centre, None, when, names))
+            patches.append(Patch(Surface((plane,)), "floor", centre, None, when, segments))
             continue
         if centre[2] - patches[0].surface.top.height_at(*centre[:2]) <= HEIGHT_GAP:
             continue
         if np.nanmedian(centre_of_mass[when, 2]) - centre[2] < BELOW_CM:
             continue
         surface, corners = slab(plane, samples)
-        patches.append(Patch(surface, "raised", centre, corners, when, names))
+        patches.append(Patch(surface, "raised", centre, corners, when, segments))
     return patches
