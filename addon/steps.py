@@ -141,7 +141,7 @@ class MOCAP_DYNAMICS_OT_inverse_dynamics(_Step, bpy.types.Operator):
     per_kg: BoolProperty(name="Per kg Body Mass", description="Show torque and force curves per kg body mass")
 
     def execute(self, context):
-        cutoff = {"auto": "auto", "none": None}.get(self.filter, self.cutoff)
+        cutoff = self.cutoff if self.filter == "fixed" else self.filter
         result = run_step(self, context, "dynamics", SceneOptions(per_kg=self.per_kg), cutoff=cutoff,
                           derivatives=self.derivatives)
         if result is None:

@@ -58,7 +58,8 @@ class PipelineOptions:
     flags), ``static`` (a static trial of the same subject; its GRF found the
     same way), ``markerset`` (a TOML mapping for unknown marker sets), ``sex``
     (de Leva table). Dynamics: ``cutoff`` of the zero-lag low-pass filter before differentiating, in Hz,
-    ``"auto"`` (Winter's residual analysis, per trial) or None (no filter, the paper's); ``derivatives``
+    ``"auto"`` (Winter's residual analysis, per trial) or ``"none"`` (no filter, the paper's; None is
+    taken as "none"); ``derivatives``
     ``"central"`` or ``"forward"`` (the paper's, consistent with Euler integration). Contact:
     ``contact_forces`` ``"per_frame"`` (solved frame by frame within friction cones) or ``"spring"``
     (Brubaker et al.'s eqs. 4-7); ``surfaces`` ``"detected"`` (the floor and raised surfaces found from
@@ -78,7 +79,7 @@ class PipelineOptions:
     method: str = "otm"
     otm_mode: str = "fast"
     tolerance: float = 1e-7
-    cutoff: float | str | None = "auto"
+    cutoff: float | str = "auto"
     derivatives: str = "central"
     contact_forces: str = "per_frame"
     surfaces: str | None = None
@@ -103,15 +104,20 @@ class PipelineOptions:
                                                                       "per-frame forces on detected surfaces")
         if self.derivatives not in SCHEMES:
             raise InputError(f"Unknown derivatives {self.derivatives!r}", f"use {' or '.join(map(repr, SCHEMES))}")
-        if self.cutoff in ("none", "None"):
-            object.__setattr__(self, "cutoff", None)
+        if self.cutoff is None or self.cutoff == "None":
+            object.__setattr__(self, "cutoff", "none")
         for name, optional in (("mass", True), ("tolerance", False), ("cutoff", True)):
-            if name == "cutoff" and self.cutoff == "auto":
+            if name == "cutoff" and self.cutoff in ("auto", "none"):
                 continue
             value = getattr(self, name)
             if (value is None and not optional) or (value is not None and (
                     isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0)):
                 raise InputError(f"Option {name} = {value!r} is not a positive number", f"give {name} in SI units")
+
+    @property
+    def filter_cutoff(self) -> float | str | None:
+        """``cutoff`` as inverse dynamics takes it (None for no filter)."""
+        return None if self.cutoff == "none" else self.cutoff
 
     def runs(self, stage: str) -> bool:
         return STAGES.index(stage) <= STAGES.index(self.until)
@@ -328,7 +334,7 @@ def _mass_from_plates(result: PipelineResult, options: PipelineOptions, progress
         return
     result.model = with_body_mass(result.model, found.mass, found.source)
     result.motion = replace(result.motion, model=result.model)
-    result.dynamics = inverse_dynamics(result.motion, cutoff=options.cutoff, scheme=options.derivatives)
+    result.dynamics = inverse_dynamics(result.motion, cutoff=options.filter_cutoff, scheme=options.derivatives)
     progress(0.5, f"body mass {found.mass:.1f} kg from the force plates")
 
 
@@ -366,12 +372,12 @@ def run(path: str | Path, options: PipelineOptions = PipelineOptions(), progress
     if options.runs("dynamics"):
         progress(0.0, "inverse dynamics")
         t0 = time.perf_counter()
-        result.dynamics = inverse_dynamics(result.motion, cutoff=options.cutoff, scheme=options.derivatives)
+        result.dynamics = inverse_dynamics(result.motion, cutoff=options.filter_cutoff, scheme=options.derivatives)
         if result.model.mass_source.startswith("assumed") and trial.plates:
             _mass_from_plates(result, options, progress)
         measured = plate_forces(trial, result.motion)
         if measured is not None:
-            cutoff = result.dynamics.options.get("cutoff_hz", options.cutoff)  # the same filter as without plates
+            cutoff = result.dynamics.options.get("cutoff_hz", options.filter_cutoff)  # the filter used without
             result.dynamics_with_plates = inverse_dynamics(result.motion, cutoff=cutoff, scheme=options.derivatives,
                                                            external=measured)
         timings["dynamics"] = time.perf_counter() - t0
