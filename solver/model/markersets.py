@@ -29,6 +29,7 @@ notch from STRN, C7 and T10).
 
 from __future__ import annotations
 
+import json
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -172,24 +173,57 @@ for _file in sorted(BUILTIN_DIR.glob("*.toml")):
     BUILTIN[_set.name] = _set
 
 
-def recognize(labels, descriptions: dict | None = None) -> MarkerSet:
-    """The marker set the vocabulary reads in ``labels`` (``descriptions``: C3D ``POINT:DESCRIPTIONS``
-    per label, read for generic labels). Named after the closest built-in set when one is close."""
-    meanings, ignored = vocabulary.interpret(labels, descriptions)
+def from_meanings(meanings: dict, ignored: dict, name: str, description: str = "",
+                  source: str = "vocabulary") -> MarkerSet:
+    """The marker set that labels with these meanings (``vocabulary.Meaning`` per label) make: segments from
+    the meanings, landmarks derived by the vocabulary; ``ignored``: label -> why it is not used."""
     segments: dict[str, list[str]] = {}
     for m in meanings.values():
         if m.segment is not None:
             segments.setdefault(m.segment, []).append(m.label)
-    landmarks = {name: tuple(Point(tuple(weights.items()), stand_in) for weights, stand_in in alts)
-                 for name, alts in vocabulary.landmarks(meanings).items()}
+    landmarks = {landmark: tuple(Point(tuple(weights.items()), stand_in) for weights, stand_in in alternatives)
+                 for landmark, alternatives in vocabulary.landmarks(meanings).items()}
+    return MarkerSet(name, description, {k: tuple(v) for k, v in segments.items()}, landmarks, source,
+                     {label: m.what for label, m in meanings.items()}, dict(ignored))
+
+
+def recognize(labels, descriptions: dict | None = None) -> MarkerSet:
+    """The marker set the vocabulary reads in ``labels`` (``descriptions``: C3D ``POINT:DESCRIPTIONS``
+    per label, read for generic labels). Named after the closest built-in set when one is close."""
+    meanings, ignored = vocabulary.interpret(labels, descriptions)
     scores = {name: s.match(labels) for name, s in BUILTIN.items()}
     family = max(scores, key=scores.get)
     close = scores[family] >= MIN_MATCH
-    return MarkerSet(f"auto (like {family})" if close else "auto",
-                     "labels matched by meaning (solver/model/vocabulary.toml)"
-                     + (f"; closest built-in set {family}: {100 * scores[family]:.0f} % of its labels" if close else ""),
-                     {k: tuple(v) for k, v in segments.items()}, landmarks, "vocabulary",
-                     {label: m.what for label, m in meanings.items()}, ignored)
+    return from_meanings(meanings, ignored, f"auto (like {family})" if close else "auto",
+                         "labels matched by meaning (solver/model/vocabulary.toml)"
+                         + (f"; closest built-in set {family}: {100 * scores[family]:.0f} % of its labels" if close
+                            else ""))
+
+
+def from_rows(rows, name: str = "my_lab") -> MarkerSet:
+    """The marker set of a mapping fixed by hand: ``rows`` of (label, concept, side), concept "" to ignore
+    the marker, side "l", "r" or "" (see ``vocabulary.toml`` for the concepts)."""
+    meanings, ignored = {}, {}
+    for label, concept, side in rows:
+        c = vocabulary.CONCEPTS.get(concept)
+        if c is None:
+            ignored[label] = "ignored by hand"
+        elif c.ignore:
+            ignored[label] = c.ignore
+        elif c.sided and side not in ("l", "r"):
+            ignored[label] = f"a {c.what} marker needs a side"
+        else:
+            meanings[label] = vocabulary.Meaning(label, concept, side if c.sided else "", c.segment_for(side))
+    return from_meanings(meanings, ignored, name, "mapped by hand in the Mocap Dynamics sidebar", "sidebar")
+
+
+def landmarks_by_label(mset: MarkerSet) -> dict[str, list[str]]:
+    """Label -> the landmarks whose preferred point uses it."""
+    found: dict[str, list[str]] = {}
+    for name, points in sorted(mset.landmarks.items()):
+        for label in points[0].labels:
+            found.setdefault(label, []).append(name)
+    return found
 
 
 def with_stand_ins(mset: MarkerSet, labels, descriptions: dict | None = None) -> MarkerSet:
@@ -222,17 +256,17 @@ def get_markerset(spec, labels, descriptions: dict | None = None) -> MarkerSet:
 
 
 def markerset_toml(mset: MarkerSet) -> str:
-    """``mset`` as a marker-set TOML file (the format ``load_markerset`` reads), preferred landmarks only
-    for those that have one ``Point``."""
+    """``mset`` as a marker-set TOML file (the format ``load_markerset`` reads: ``--markerset`` on the command
+    line, the Build Armature step's Marker Set field); JSON strings are TOML basic strings."""
     def quoted(labels) -> str:
-        return "[" + ", ".join(f'"{x}"' for x in labels) + "]"
+        return "[" + ", ".join(json.dumps(x) for x in labels) + "]"
 
     def point(p: Point) -> str:
         if p.is_mean:
-            return f'"{p.labels[0]}"' if len(p.labels) == 1 else quoted(p.labels)
+            return json.dumps(p.labels[0]) if len(p.labels) == 1 else quoted(p.labels)
         return f"{{ markers = {quoted(p.labels)}, weights = [{', '.join(repr(w) for _, w in p.weights)}] }}"
 
-    lines = [f'name = "{mset.name}"', f'description = "{mset.description}"', "", "[segments]"]
+    lines = [f"name = {json.dumps(mset.name)}", f"description = {json.dumps(mset.description)}", "", "[segments]"]
     lines += [f"{seg} = {quoted(labels)}" for seg, labels in mset.segments.items() if labels]
     lines += ["", "[landmarks]"]
     for name, points in mset.landmarks.items():
