@@ -5,10 +5,10 @@ Steps (every one vectorized over frames):
 1. Marker set: the labels read by meaning (``vocabulary``; generic labels
    through the C3D's ``POINT:DESCRIPTIONS``), or given (built-in name or TOML
    file, ``markersets``). A segment's markers are the set's markers for it
-   that the movement trial has. A trial without the landmarks of a trunk
-   (C7 and jugular notch, both acromia) is a lower-body set: its head, arms
-   and trunk become one segment (HAT, ``templates.with_hat``) welded to the
-   pelvis and placed from it (``joint_centres.upper_body_from_pelvis``).
+   that the movement trial has. A trial whose markers do not make a trunk
+   and both arms (e.g. a lower-body set) gets one segment for its head, arms
+   and trunk (HAT, ``templates.with_hat``), welded to the pelvis and placed
+   from it (``joint_centres.upper_body_from_pelvis``).
 2. Joint centres per frame (``joint_centres``) and anatomical segment frames
    (``templates``), parents first. A segment whose joint cannot follow its
    anatomical frame takes the nearest frame its joint allows relative to its
@@ -143,10 +143,13 @@ def _body_mass(mass, trials) -> tuple[float, str, tuple]:
         "plates. Pass mass=<kg>, or a static trial standing on force plates, for real masses and torques",)
 
 
-def _has_upper_body(points: Points, mset: MarkerSet) -> bool:
-    """Whether the trial shows a trunk: C7, jugular notch, both acromia, and two trunk markers."""
-    torso = [m for m in mset.segments.get("torso", ()) if points.marker(m) is not None]
-    return len(torso) >= 2 and all(points.has(n) for n in ("c7", "supr", "acromion_l", "acromion_r"))
+def _has_upper_body(points: Points, mset: MarkerSet, template: Template) -> bool:
+    """Whether the trial's markers make a trunk and both arms (head and hands may ride on their parents)."""
+    joints, _, problems = _plan(template, _attached(mset, points, True))
+    if any(p.split(" ")[0] in HAT_MEMBERS for p in problems):
+        return False
+    return not set(segment_frames(points, joints).missing) & {"torso", "upper_arm_l", "upper_arm_r", "forearm_l",
+                                                                "forearm_r"}
 
 
 def _attached(markerset: MarkerSet, points: Points, upper: bool) -> dict:
@@ -344,7 +347,7 @@ def calibrate(trial: Trial, template: str = "full15", mass: float | None = None,
     labelled = static if static is not None else trial
     mset = get_markerset(markerset, labelled.labels, labelled.metadata.get("point_descriptions"))
     body_mass, mass_source, warnings = _body_mass(mass, (static, trial))
-    upper = _has_upper_body(Points(labelled, mset, sex), mset)
+    upper = _has_upper_body(Points(labelled, mset, sex), mset, tmpl)
     if not upper:
         tmpl = with_hat(tmpl)
     movement = Points(trial, mset, sex, upper)
@@ -434,8 +437,8 @@ def _marker_report(model: BodyModel, trial: Trial, mset: MarkerSet, points: tupl
         elif key in reasons:
             ignored[label] = reasons[key]
         elif not upper and key in upper_labels:
-            ignored[label] = "too few upper-body markers for a trunk: the head, arms and trunk are one segment " \
-                             "(HAT) placed from the pelvis"
+            ignored[label] = "too few upper-body markers for a trunk and both arms: the head, arms and trunk " \
+                             "are one segment (HAT) placed from the pelvis"
         elif label in unplaced:
             ignored[label] = "never seen together with its segment's landmarks"
         else:

@@ -151,3 +151,14 @@ def test_cli_says_it_in_one_line(shared_data, tmp_path):
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "cannot form a body" in done.stderr
+
+
+def test_trunk_without_arms_becomes_hat(shared_data):
+    """A lower-body set with trunk markers but no arm markers: the HAT, the trunk markers reported."""
+    cmu = load_trial(shared_data / "cmu_dribble_shoot_basketball.c3d")
+    arms = ("UPA", "ELB", "FRM", "WRA", "WRB", "FIN")
+    model = calibrate(keep(cmu, lambda label: not label.endswith(arms)))
+    cal = model.metadata["calibration"]
+    assert model.names[1] == "hat" and "HAT" in cal.ignored["C7"] and "HAT" in cal.ignored["LFHD"]
+    assert set(cal.markers) == {x for x in cmu.labels if x.endswith(("WT", "THI", "KNE", "SHN", "ANK", "HEE", "TOE",
+                                                                      "MT5"))}
