@@ -63,6 +63,14 @@ def test_sprint_end_to_end_with_no_mapping_file(shared_data):
     assert result.contact is not None and result.zero_gravity is not None
 
 
+def test_sprint_with_the_default_options_runs_every_stage(shared_data):
+    """As the command line runs it: no mass (the plates' mass is tried), Winter's cutoff, contact from motion
+    (at 9 m/s no foot rests long enough for a support surface: the contact stage says so)."""
+    result = run(shared_data / "sprint_forceplates_JA1Gait35.c3d")
+    assert converged_rms(result) < 0.013 and result.zero_gravity is not None
+    assert any("no support found" in w for w in result.contact.warnings)
+
+
 @pytest.fixture(scope="module")
 def lower_body_files(shared_data, tmp_path_factory):
     """subject4's walk and static trial with every upper-body marker removed, the plates beside them."""
