@@ -16,6 +16,7 @@ from ..solver.model import TEMPLATES
 from ..solver.pipeline import STAGES, PipelineOptions
 from ..solver.results import write_results
 from ..solver.zerog import ZeroGravityOptions
+from .mapping import fill_rows
 from .process import process_trial
 from .progress import ProgressReporter
 from .trial_scene import SceneOptions, trial_metadata
@@ -80,7 +81,14 @@ class MOCAP_DYNAMICS_OT_build_armature(_Step, bpy.types.Operator):
     static_filepath: StringProperty(name="Static Trial", subtype="FILE_PATH",
                                     description="Optional static trial of the same subject for calibration")
     markerset_filepath: StringProperty(name="Marker Set", subtype="FILE_PATH",
-                                       description="Optional TOML mapping of markers to segments")
+                                       description="Optional marker-set TOML (e.g. saved from Marker Mapping); "
+                                                   "empty: the labels are read by meaning")
+
+    def invoke(self, context, event):
+        stored = (active_trial(context)[1] or {}).get("options", {}).get("markerset")
+        if stored and not self.markerset_filepath:  # e.g. the one Save Marker Set wrote
+            self.markerset_filepath = stored
+        return super().invoke(context, event)
 
     def execute(self, context):
         result = run_step(self, context, "calibrate", template=self.template, mass=self.mass or None, sex=self.sex,
@@ -88,6 +96,9 @@ class MOCAP_DYNAMICS_OT_build_armature(_Step, bpy.types.Operator):
                           markerset=bpy.path.abspath(self.markerset_filepath) or None)
         if result is None:
             return {"CANCELLED"}
+        collection = active_trial(context)[0]
+        if not collection.mocap_dynamics_markers:
+            fill_rows(collection, result.trial.labels, result.trial.metadata.get("point_descriptions"))
         model = result.model
         self.report({"INFO"}, f"{model.metadata['calibration'].template}: {len(model.segments)} segments, "
                               f"{model.total_mass:.1f} kg ({model.mass_source})")

@@ -254,6 +254,8 @@ def _model_report(model: BodyModel) -> dict:
         "joint_centres": cal.joint_centres,
         "welded": list(cal.welded),
         "initial_marker_rms_m": cal.initial_marker_rms,
+        "markers": cal.markers,
+        "ignored_markers": cal.ignored,
         "notes": list(cal.notes),
         "warnings": list(cal.warnings),
     }

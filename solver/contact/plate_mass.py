@@ -49,7 +49,8 @@ class PlateMass:
 def full_support(contact: Contact, comparison: PlateComparison) -> np.ndarray:
     """(T,) True in the frames in which the plates carry the whole body (see the module docstring)."""
     weight = contact.body_weight
-    elsewhere = np.delete(contact.surface_force, list(set(comparison.plate_surfaces)), axis=1)[..., 2].sum(1)
+    plated = [k for k in set(comparison.plate_surfaces) if k < contact.surface_force.shape[1]]
+    elsewhere = np.delete(contact.surface_force, plated, axis=1)[..., 2].sum(1)
     with np.errstate(invalid="ignore"):
         supported = (comparison.measured[:, 2] > ELSEWHERE * weight) | (contact.root_wrench_without[:, 2]
                                                                       > ELSEWHERE * weight)
