@@ -64,11 +64,13 @@ def test_sprint_end_to_end_with_no_mapping_file(shared_data):
 
 
 def test_sprint_with_the_default_options_runs_every_stage(shared_data):
-    """As the command line runs it: no mass (the plates' mass is tried), Winter's cutoff, contact from motion
-    (at 9 m/s no foot rests long enough for a support surface: the contact stage says so)."""
+    """As the command line runs it: the body mass from the plates' vertical impulse over the stances on them,
+    Winter's cutoff, contact from motion on the floor the feet rest on for a tenth of a second."""
     result = run(shared_data / "sprint_forceplates_JA1Gait35.c3d")
     assert converged_rms(result) < 0.013 and result.zero_gravity is not None
-    assert any("no support found" in w for w in result.contact.warnings)
+    assert result.model.mass_source.startswith("force plates") and 55 < result.model.total_mass < 80
+    assert [p.kind for p in result.contact.patches] == ["floor"]
+    assert result.plate_comparison.correlation_vertical > 0.9
 
 
 @pytest.fixture(scope="module")
