@@ -23,6 +23,7 @@ from .contact import FORCE_MODELS
 from .errors import InputError, MocapError
 from .io.atomic import write_text
 from .io.conventions import UNIT_OVERRIDES, UP_AXES
+from .kinematics.gap_fill import CHOICES as GAP_FILL_METHODS
 from .model import TEMPLATES
 from .pipeline import STAGES, PipelineOptions, options_from_dict, options_from_toml, run
 from .report import summary
@@ -35,7 +36,7 @@ T = TypeVar("T")
 _DEFAULT = PipelineOptions()
 
 #: Pipeline flags by group: (flag, the ``PipelineOptions`` field it sets (``table.field`` for the nested
-#: ``import`` and ``zero_gravity`` options), argparse keywords, whether its value is a path). Flags that
+#: ``import``, ``gap_fill`` and ``zero_gravity`` options), argparse keywords, whether its value is a path). Flags that
 #: are not given are absent from the parsed namespace.
 PIPELINE_FLAGS = {
     "pipeline": (
@@ -62,6 +63,13 @@ PIPELINE_FLAGS = {
                                                                       "unknown marker sets"}, True),
         ("--sex", "sex", {"choices": ["male", "female"], "help": f"de Leva inertia table (default: "
                                                                  f"{_DEFAULT.sex})"}, False),
+    ),
+    "gap filling": (
+        ("--fill", "gap_fill.method", {"choices": GAP_FILL_METHODS, "help": "how marker gaps are filled before "
+                                       "reconstruction (default: auto, spline for short gaps, rigid body or PCA "
+                                       "for longer ones; none: off)"}, False),
+        ("--fill-max-gap", "gap_fill.max_gap_s", {"type": float, "metavar": "S", "help": "fill no gap longer "
+                                                  "than this (default: 0, no limit)"}, False),
     ),
     "reconstruction and dynamics": (
         ("--reconstruct", "method", {"choices": ["otm", "lee"], "help": "OTM (default) or Lee's "
