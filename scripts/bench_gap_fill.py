@@ -19,9 +19,9 @@ truth to measure against).
    <= 2 mm for 10-frame gaps, <= 5 mm for 15-frame gaps of a foot marker, <= 15 mm for 80-frame gaps.
 3. Time to fill every real gap of squat_gaps.c3d (147 gaps, 2539 frames x 53 markers).
 4. The effect on walking1's dynamics: r_thigh3 and r_thigh5 drop out from frame 8 on (and swap labels in
-   four samples there), and the OTM pose changes with the marker set; centre-of-mass acceleration
+   two samples there), and the OTM pose changes with the marker set; centre-of-mass acceleration
    (forward differences, as the dynamics stage) and root residual force without filling and with the
-   default fill, on the trial as recorded and with the four swapped samples removed.
+   default fill, on the trial as recorded and with the two swapped samples removed.
 """
 
 from __future__ import annotations
@@ -44,9 +44,10 @@ MAX_ACCELERATION = 150.0  # m/s², above it a stretch is a glitch, not a truth
 #: (gap frames, which markers, target RMSE [mm], the methods forced besides the default "auto")
 TARGETS = ((10, "all", 2.0, ()), (15, "foot", 5.0, ("spline",)), (80, "all", 15.0, ("pca",)))
 CUTS_PER_COPY = 4
-#: walking1's samples (1-based file frames) where r_thigh3 and r_thigh5 swap labels: what the marker-jump
-#: removal (issue 16) takes out before gap filling; removed by hand here to show the fill's effect alone.
-SWAPPED = {"r_thigh5": (8, 12, 14), "r_thigh3": (11,)}
+#: walking1's samples (1-based file frames) where r_thigh3 and r_thigh5 swap labels (their distances to the
+#: other thigh markers are the other one's): what marker-jump removal (issue 16) should take out before gap
+#: filling; removed by hand here to show the fill's effect alone.
+SWAPPED = {"r_thigh5": (8,), "r_thigh3": (11,)}
 
 
 def qualifying(trial, marker: int, start: int, length: int, acceleration: np.ndarray) -> bool:
