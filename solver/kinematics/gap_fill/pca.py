@@ -13,7 +13,8 @@ strategy R2, one marker at a time):
    the missing marker itself gets the small weight 0.02, so the principal components are shaped by the
    others and the missing marker's coordinates ride along;
 3. two PCAs of the training frames: ``V`` of the data, ``V0`` of the data with the missing marker's
-   columns zeroed, each keeping the components that hold 99 % of the sum of singular values;
+   columns zeroed, both keeping as many components as the larger of the two needs to hold 99 % of the
+   sum of singular values;
 4. a frame with the marker zeroed, ``m0``, is reconstructed as ``m0 V0 (V0ᵀ V) Vᵀ`` (Federolf 2013: its
    scores on ``V0``, turned to scores on ``V`` by the transformation ``V0ᵀ V``), and the normalisation
    and mean trajectory are undone.
@@ -25,7 +26,10 @@ jumps at both ends of the gap (by millimetres), which forward differences turn i
 
 Predictors are the markers measured in every frame to fill; of those that have gaps elsewhere, the ones
 further than half the mean distance are dropped (the paper's distal threshold) so more frames can train.
-The parameter values are those of the authors' reference implementation.
+The parameter values (σ, 0.02, 99 %, one half) are those of the authors' MATLAB function
+``PredictMissingMarkers`` published with the paper (as ported to Python in neurogeriatricskiel/pymocap,
+which writes the transformation as the transpose, ``Vᵀ V0``; both are within a few hundredths of a
+signed identity on real trials, ``V0 ≈ V`` since the zeroed marker weighs 0.02, so the fills agree).
 """
 
 from __future__ import annotations
