@@ -122,8 +122,8 @@ class MOCAP_DYNAMICS_OT_reconstruct(_Step, bpy.types.Operator):
     gap_fill: EnumProperty(name="Gap Filling", items=GAP_FILL_ITEMS,
                            description="How missing marker samples are filled before reconstruction; filled "
                                        "samples show a violet sphere on the marker")
-    max_gap: FloatProperty(name="Longest Gap", default=_GAP_FILL.max_gap_s, min=0.0, soft_max=5.0, unit="TIME_ABSOLUTE",
-                           description="Fill no gap longer than this (0 = no limit)")
+    max_gap: FloatProperty(name="Longest Gap", default=_GAP_FILL.max_gap_s, min=0.0, soft_max=5.0,
+                           unit="TIME_ABSOLUTE", description="Fill no gap longer than this (0 = no limit)")
 
     def invoke(self, context, event):
         stored = active_trial(context)[1].get("options", {}).get("gap_fill", {})

@@ -36,8 +36,8 @@ T = TypeVar("T")
 _DEFAULT = PipelineOptions()
 
 #: Pipeline flags by group: (flag, the ``PipelineOptions`` field it sets (``table.field`` for the nested
-#: ``import``, ``gap_fill`` and ``zero_gravity`` options), argparse keywords, whether its value is a path). Flags that
-#: are not given are absent from the parsed namespace.
+#: ``import``, ``gap_fill`` and ``zero_gravity`` options), argparse keywords, whether its value is a path).
+#: Flags that are not given are absent from the parsed namespace.
 PIPELINE_FLAGS = {
     "pipeline": (
         ("--options", "options", {"metavar": "FILE.toml", "help": "pipeline options from a TOML file (flags "

@@ -40,7 +40,8 @@ def cut_and_fill(trial, segments, markers, length, count, seed, distinct=1):
             if not result.filled[start, m]:
                 left += 1
                 continue
-            errors.append(rmse_mm(result.trial.markers[start:start + length, m], trial.markers[start:start + length, m]))
+            gap = slice(start, start + length)
+            errors.append(rmse_mm(result.trial.markers[gap, m], trial.markers[gap, m]))
     return np.array(errors), left
 
 
