@@ -173,6 +173,14 @@ class MOCAP_DYNAMICS_PT_reconstruct(_SubStep, bpy.types.Panel):
         box.label(text="Worst markers (median error):")
         for label, error in rec["worst_markers_median_m"].items():
             box.label(text=f"  {label}: {1000 * error:.1f} mm")
+        filled = active_trial(context)[1].get("gap_fill")
+        if filled:
+            box.label(text=f"Gap filling ({filled['options']['method']}): {filled['samples_filled']} samples of "
+                           f"{len(filled['markers'])} markers filled (violet), {filled['gaps_left']} gaps left",
+                      icon="CHECKMARK" if not filled["gaps_left"] else "INFO")
+            for label, entry in sorted(filled["markers"].items(), key=lambda kv: -kv[1]["frames_filled"])[:3]:
+                box.label(text=f"  {label}: " + ", ".join(f"{n} frames by {method}"
+                                                          for method, n in entry["by_method"].items()))
 
 
 class MOCAP_DYNAMICS_PT_dynamics(_SubStep, bpy.types.Panel):

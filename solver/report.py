@@ -26,6 +26,12 @@ def summary(report: dict) -> str:
                   f"  least rigid marker cluster: {worst[0]} {1000 * worst[1]:.1f} mm RMS; "
                   f"initial pose marker RMS {1000 * model['initial_marker_rms_m']:.1f} mm"]
         lines += [f"  warning: {w}" for w in model["warnings"]]
+    filled = report.get("gap_fill")
+    if filled:
+        by_method = ", ".join(f"{name} {n}" for name, n in filled["samples_by_method"].items() if n)
+        lines.append(f"  gap filling ({filled['options']['method']}): {filled['samples_filled']} samples of "
+                     f"{len(filled['markers'])} markers filled{f' ({by_method})' if by_method else ''}, "
+                     f"{filled['gaps_left']} gaps left")
     rec = report.get("reconstruction")
     if rec:
         lines.append(f"  reconstruction ({rec['method']}): {rec['frames_converged']}/{rec['frames']} frames converged, "
