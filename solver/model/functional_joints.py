@@ -37,7 +37,7 @@ import numpy as np
 from ..rotations import fit_rigid, quat_to_matrix
 
 #: Tikhonov damping of the centre, relative to the largest singular value.
-DAMPING = 0.05
+DAMPING = 0.01
 #: Below this conditioning a joint is reported as a hinge.
 HINGE_CONDITIONING = 0.3
 #: A fit needs every point seen in this many frames (with the other side's frame).
