@@ -25,18 +25,22 @@ import numpy as np
 
 from .contact import FORCE_MODELS, Contact, PlateComparison, compare_with_plates, estimate_contact
 from .dynamics import Dynamics, inverse_dynamics, plate_forces
-from .errors import InputError
+from .errors import InputError, ModelError
 from .io import ImportOptions, attach_plates, load_trial, quiet_standing_weight, read_grf_mot
 from .io.documents import parse_document
 from .io.trial import Trial
 from .kinematics import Motion, convergence_summary, marker_error_stats, reconstruct
 from .kinematics.lee import estimate_lee
 from .model import BodyModel, calibrate
+from .model.discovery import Discovery, discover_markerset
+from .model.markersets import get_markerset, normalize
 from .zerog import ZeroGravity, ZeroGravityOptions, zero_gravity_variant
 
 Progress = Callable[[float, str], None]
 
 GRAVITY = 9.81
+#: ``markerset`` value that finds the segments from the motion even when the labels are known.
+DISCOVER = "discover"
 STAGES = ("import", "calibrate", "reconstruct", "dynamics", "contact", "zero_gravity")
 #: Options given as tables (TOML) or dotted names: the nested option objects of ``PipelineOptions``.
 NESTED = {"import": ("import_options", ImportOptions), "zero_gravity": ("zero_gravity", ZeroGravityOptions)}
@@ -56,7 +60,8 @@ class PipelineOptions:
     quiet standing on force plates, else an assumed 70 kg that every report
     flags), ``static`` (a static trial of the same subject; its GRF found the
     same way), ``markerset`` (a TOML mapping for unknown marker sets), ``sex``
-    (de Leva table). ``contact_forces``: the contact stage's point forces, ``"spring"`` (Brubaker et al.'s
+    (de Leva table); with ``markerset=None`` and labels that match no known set, or ``markerset="discover"``,
+    the segments are found from the motion (``model.discovery``). ``contact_forces``: the contact stage's point forces, ``"spring"`` (Brubaker et al.'s
     eqs. 4-7) or ``"per_frame"`` (solved frame by frame on the estimated plane; with a ``cutoff`` it follows
     force plates more closely). ``zero_gravity``: which zero-gravity variant the last stage simulates.
     """
@@ -125,7 +130,8 @@ def options_from_toml(path: str | Path, base: PipelineOptions = PipelineOptions(
     path = Path(path)
     values = parse_document(path, tomllib.loads, "Options file", "TOML", "fix the file")
     for key in ("static", "markerset", "grf"):
-        if isinstance(values.get(key), str) and values[key] != "auto" and not Path(values[key]).is_absolute():
+        if (isinstance(values.get(key), str) and values[key] not in ("auto", DISCOVER)
+                and not Path(values[key]).is_absolute()):
             values[key] = str(path.parent / values[key])
     return options_from_dict(values, base)
 
@@ -138,6 +144,7 @@ class PipelineResult:
     options: PipelineOptions
     trial: Trial
     model: BodyModel | None = None
+    discovery: Discovery | None = None
     motion: Motion | None = None
     dynamics: Dynamics | None = None
     dynamics_with_plates: Dynamics | None = None
@@ -157,6 +164,8 @@ class PipelineResult:
         """A JSON-ready summary: what was read, converted and computed, and what the user should know."""
         report = {"source": self.source, "versions": dict(versions()), "options": asdict(self.options),
                   "trial": _trial_report(self.trial)}
+        if self.discovery is not None:
+            report["discovery"] = self.discovery.summary()
         if self.model is not None:
             report["model"] = _model_report(self.model)
         if self.motion is not None:
@@ -297,6 +306,37 @@ def _read(path: str | Path, options: PipelineOptions, grf: str | None) -> Trial:
     return attach_plates(trial, read_grf_mot(grf)) if grf else trial
 
 
+def _marker_set(trial: Trial, static: Trial | None, spec, progress: Progress):
+    """The marker set for calibration, the trial and static trial to calibrate on, and the discovery if the
+    segments were found from the motion: when asked (``spec == DISCOVER``), or when ``spec`` is None and the
+    labels match no known set. A static trial is used with a discovered set only if it has the same labels
+    and the set needs no virtual markers (they come from the movement's functional joints)."""
+    if spec is not None and spec != DISCOVER:
+        return spec, trial, static, None
+    unknown = None
+    if spec is None:
+        try:
+            get_markerset(None, (static if static is not None else trial).labels)
+            return None, trial, static, None
+        except ModelError as error:
+            unknown = error
+    progress(0.1, "labels match no known marker set: finding the segments from the motion" if unknown
+             else "finding the segments from the motion")
+    try:
+        found = discover_markerset(trial)
+    except ModelError as error:
+        if unknown is None:
+            raise
+        raise ModelError(f"{unknown.what}. {error.what}", error.fix) from None
+    segments = ", ".join(f"{s} {c:.2f}" for s, c in found.confidence.items())
+    progress(0.3, f"{len(found.clusters)} rigid clusters; segments (confidence): {segments}")
+    if static is not None and (found.virtual or not found.markerset.labels <= {normalize(x) for x in static.labels}):
+        reason = "the discovered set has virtual markers" if found.virtual else "its labels differ"
+        found = replace(found, notes=found.notes + (f"static trial {static.source} not used: {reason}",))
+        static = None
+    return found.markerset, found.with_virtual_markers(trial), static, found
+
+
 def run(path: str | Path, options: PipelineOptions = PipelineOptions(), progress: Progress = _no_progress) -> PipelineResult:
     """Run the pipeline on one recording (C3D or TRC) and return every stage's result."""
     timings = {}
@@ -311,8 +351,10 @@ def run(path: str | Path, options: PipelineOptions = PipelineOptions(), progress
         progress(0.0, f"calibrating the {options.template} body model")
         t0 = time.perf_counter()
         static = _read(options.static, options, "auto") if options.static else None
-        result.model = calibrate(trial, options.template, mass=options.mass, static=static,
-                                 markerset=options.markerset, sex=options.sex)
+        markerset, calibration_trial, static, result.discovery = _marker_set(trial, static, options.markerset,
+                                                                             progress)
+        result.model = calibrate(calibration_trial, options.template, mass=options.mass, static=static,
+                                 markerset=markerset, sex=options.sex)
         timings["calibrate"] = time.perf_counter() - t0
         progress(1.0, f"body model: {len(result.model.segments)} segments, {result.model.total_mass:.1f} kg "
                       f"({result.model.mass_source})")
