@@ -1,17 +1,17 @@
 """The tree of rigid clusters: which clusters share a joint, and where the joint is.
 
-Kirk, O'Brien & Forsyth 2005 (§3.2-3.3) join clusters by the minimum
-spanning tree of their joint-fit costs (the RMS residual of the functional
-joint, ``functional_joints``). So does ``grow_tree`` (Kruskal), for the joints
-the clusters' own markers can fit. A joint centre is fixed in both clusters,
-so it joins both as a virtual point: a cluster of one or two markers then gets
-a frame from its markers and its joint centres, and the clusters still apart
-are joined, best joint first, with those points (Kirk et al. use a frame-free
-fit for such clusters; this is ours). The tree is rooted at the cluster
-nearest the body's centre line (``central_cluster``). A fit is made in the frame of whichever cluster has one (three
-points or more): the other's points move on spheres about the joint centre.
-A joint whose centre lies farther than ``REACH`` from either cluster's markers
-is implausible and not used.
+Kirk, O'Brien & Forsyth 2005 join clusters by the minimum
+spanning tree of their joint-fit costs. So does ``grow_tree`` (Kruskal), the
+cost being the RMS residual of the functional joint (``functional_joints``):
+SCoRE when both clusters have three markers or more, else a sphere fit in the
+frame of the one that has a frame (the other's points move on spheres about
+the joint centre). A joint whose centre lies farther than ``REACH`` from
+either cluster's markers is implausible and not used. A joint centre is fixed
+in both clusters, so it joins both as a virtual point: a cluster of one or two
+markers then gets a frame from its markers and its joint centres, and the
+clusters still apart are joined, best joint first, with those points (Kirk et
+al. fit such clusters without frames; this is ours). The tree is rooted at the
+cluster nearest the body's vertical centre line (``central_cluster``).
 """
 
 from __future__ import annotations

@@ -105,7 +105,9 @@ def _discover(trial: Trial) -> Discovery:
     named = tuple(tuple(labels[i] for i in c) for c in clusters.members)
     try:
         if len(seen) < MIN_MARKERS:
-            raise NoBody(f"{len(seen)} markers cannot make the {len(REQUIRED)} segments a body needs", {})
+            raise NoBody(f"{len(seen)} markers cannot make the {len(REQUIRED)} segments a body needs")
+        if len(clusters.members) < len(REQUIRED) // 2:
+            raise NoBody("the markers hardly move relative to each other (a static trial shows no joints)")
         tree = grow_tree(markers, clusters.members, central_cluster(markers, clusters.members))
         ident = identify(markers, clusters, tree)
     except NoBody as no_body:

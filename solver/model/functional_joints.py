@@ -6,26 +6,28 @@ points: its rigid pose is the least-squares fit of its reference shape
 (``rotations.fit_rigid``). Three estimators, all linear least squares over
 every frame at once:
 
-- ``sphere_fit``: markers of the child expressed in the parent frame, one
-  common centre ``c`` and one radius per marker (the algebraic sphere fit of
-  Gamage & Lasenby 2002, J Biomech 35:87, eq. 5 with a radius per marker):
-  ``2 pᵢₜ·c + kᵢ = |pᵢₜ|²``, ``kᵢ = rᵢ² - |c|²``. Works for a child of one or
-  two markers.
-- ``score``: SCoRE, Ehrig et al. 2006 (J Biomech 39:2798, eq. 3): the point
-  fixed in both frames, ``min Σₜ |R₁ₜ c₁ + t₁ₜ - R₂ₜ c₂ - t₂ₜ|²``.
-- ``sara``: SARA, Ehrig et al. 2007 (J Biomech 40:2150, eqs. 4-6): the same
-  system; for a hinge its smallest singular vector is the axis, in both frames.
+- ``sphere_fit``: points of the child expressed in the parent frame, each on
+  its own sphere about one common centre ``c``: the algebraic least-squares
+  sphere fit ``|pᵢₜ - c|² = rᵢ²``, i.e. ``2 pᵢₜ·c + kᵢ = |pᵢₜ|²`` with
+  ``kᵢ = rᵢ² - |c|²`` (the multi-marker problem of Gamage & Lasenby 2002, J
+  Biomech 35:87, solved here by eliminating the ``kᵢ``). Works for a child of
+  one or two markers.
+- ``score``: SCoRE (Ehrig et al. 2006, J Biomech 39:2798): the point fixed in
+  both frames, ``min Σₜ |R₁ₜ c₁ + t₁ₜ - R₂ₜ c₂ - t₂ₜ|²``.
+- ``sara``: SARA (Ehrig et al. 2007, J Biomech 40:2150): the same system; for
+  a hinge its right singular vector of the smallest singular value is the
+  axis, in both frames.
 
 A joint that moved little about one axis (a hinge, or a ball joint used like
 one) leaves the centre poorly determined along that axis. The solves are
-therefore damped (Tikhonov, ``λ = DAMPING × s_max``): directions whose singular
-value is far below the largest keep the centre near ``reference`` (where the two
-groups touch: midway between their closest points) instead of following noise; well-determined
-directions are unaffected. The papers solve undamped (``damping=0`` gives
-their solution); the damping and the reference are ours. Every fit returns the
-least-determined direction: the rotation axis (SARA's axis for ``score``), and
-its ``conditioning`` (smallest over second-smallest singular value; near 0
-for a clean hinge).
+therefore damped (Tikhonov, ``λ = DAMPING × s_max``): directions whose
+singular value is far below the largest keep the centre near a reference
+(where the two groups touch: midway between their closest points) instead of
+following noise; well-determined directions are hardly moved. The papers
+solve undamped (``damping=0`` gives their solution); the damping and the
+reference are ours. Every fit returns the least-determined direction (the
+rotation axis; SARA's axis for ``score``) and its ``conditioning`` (smallest
+over second-smallest singular value; near 0 for a clean hinge).
 """
 
 from __future__ import annotations
@@ -192,7 +194,7 @@ def score(parent: Frames, child: Frames, damping: float = DAMPING) -> JointFit |
 
 def sara(parent: Frames, child: Frames) -> tuple[np.ndarray, np.ndarray]:
     """SARA's axis of rotation: unit vectors in the parent and the child frame, the right singular vector of
-    SCoRE's system with the smallest singular value (Ehrig et al. 2007, eq. 6)."""
+    SCoRE's system with the smallest singular value (Ehrig et al. 2007)."""
     a, _ = _score_system(parent, child)
     v = np.linalg.svd(a, full_matrices=False)[2][-1]
     return _unit(v[:3]), _unit(v[3:])

@@ -26,18 +26,18 @@ FOREARM = _ROWS["forearm"].length / (_ROWS["thigh"].length + _ROWS["shank"].leng
 
 
 class NoBody(Exception):
-    """The clusters do not form a humanoid body; ``found`` says what was recognized."""
+    """The clusters do not form a humanoid body; ``reason`` says why."""
 
-    def __init__(self, reason: str, found: dict):
+    def __init__(self, reason: str):
         super().__init__(reason)
-        self.reason, self.found = reason, found
+        self.reason = reason
 
 
 @dataclass(frozen=True)
 class Joint:
     """A joint between two identified segments: centre ``(T, 3)`` and rotation axis ``(T, 3)`` in the world
-    (NaN where unseen), the RMS residual of its fit [m] and how it was found (``"functional"`` or
-    ``"proportions"``)."""
+    (NaN where unseen), the RMS residual of its fit [m] and how it was found (``"functional"``: a joint of the
+    cluster tree; ``"functional (split)"``: where one cluster was split, ``arm_segments.split_at_joint``)."""
 
     centre: np.ndarray
     axis: np.ndarray | None

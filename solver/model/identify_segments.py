@@ -97,11 +97,11 @@ def identify(markers: np.ndarray, clusters: RigidClusters, tree: ClusterTree) ->
                   for k in attached}
     ground = [k for k in attached if lowest[k] < CONTACT]
     if not ground:
-        raise NoBody("no cluster moves near the floor (no feet)", {})
+        raise NoBody("no cluster touches the floor (no feet)")
     pelvis = _common_ancestor(tree, ground)
     legs = _legs(tree, pelvis, ground, heights, members)
     if len(legs) < 2 or heights[pelvis] < PELVIS_ABOVE * top:
-        raise NoBody("the feet do not hang from one pelvis by two legs", {})
+        raise NoBody("the feet do not hang from one pelvis by two legs")
     ident = Identification()
     hips = [tree.joints[c].world for c in legs]
     mid_hip = 0.5 * (hips[0] + hips[1])

@@ -1,7 +1,7 @@
 """Rigid marker clusters: markers whose mutual distances stay constant move as one body.
 
 Kirk, O'Brien & Forsyth 2005 (CVPR, "Skeletal parameter estimation from
-optical motion capture data", §3.1): markers on one rigid segment keep their
+optical motion capture data"): markers on one rigid segment keep their
 distances, so the standard deviation over frames of the distance between two
 markers, ``σᵢⱼ = std_t |xᵢ(t) - xⱼ(t)|``, is small for markers on one segment
 and large across a moving joint. Computed over the frames where both markers
@@ -16,15 +16,17 @@ Two groupings of ``σ``:
   ``max(MIN_THRESHOLD, NOISE_FACTOR × the median over markers of the σ to their
   most rigid partner)``: soft tissue and noise set the scale, so noisy or
   fast trials get a wider tolerance. (Ours, not the paper's.)
-- ``"spectral"``: the paper's: affinity ``Aᵢⱼ = exp(-σᵢⱼ² / 2τ²)`` and spectral
-  clustering into ``n_clusters`` groups (Ng, Jordan & Weiss 2001: the leading
-  eigenvectors of ``D^-½ A D^-½``, rows normalized, k-means). On the real
-  trials of ``../shared/data`` it splits low-motion segments less cleanly than
-  the linkage, hence not the default.
+- ``"spectral"``: the paper's way, an affinity that falls with ``σ`` (here
+  ``Aᵢⱼ = exp(-σᵢⱼ² / 2τ²)``, ``τ`` the threshold) and spectral clustering into
+  ``n_clusters`` groups (Ng, Jordan & Weiss 2001: the leading eigenvectors of
+  ``D^-½ A D^-½``, rows normalized, k-means). On the real trials of
+  ``../shared/data`` it splits low-motion segments less cleanly than the
+  linkage (and needs the number of clusters), hence not the default.
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -126,7 +128,9 @@ def _spectral(spread: np.ndarray, tau: float, k: int, restarts: int = 10) -> np.
     y = y / np.maximum(np.linalg.norm(y, axis=1, keepdims=True), 1e-12)
     best, best_inertia = None, np.inf
     for seed in range(restarts):
-        centres, groups = kmeans2(y, k, minit="++", seed=seed)
+        with warnings.catch_warnings():  # a restart that empties a cluster just scores worse
+            warnings.simplefilter("ignore", UserWarning)
+            centres, groups = kmeans2(y, k, minit="++", seed=seed)
         inertia = float(np.sum((y - centres[groups]) ** 2))
         if inertia < best_inertia:
             best, best_inertia = groups, inertia
