@@ -26,7 +26,7 @@ from .io.atomic import write_text
 from .io.conventions import UNIT_OVERRIDES, UP_AXES
 from .kinematics.gap_fill import CHOICES as GAP_FILL_METHODS
 from .model import TEMPLATES
-from .pipeline import STAGES, PipelineOptions, options_from_dict, options_from_toml, run
+from .pipeline import DISCOVER, STAGES, PipelineOptions, options_from_dict, options_from_toml, run
 from .report import summary
 from .results import write_results
 from .zerog import KINDS as ZERO_GRAVITY_KINDS
@@ -74,7 +74,9 @@ PIPELINE_FLAGS = {
         ("--static", "static", {"metavar": "FILE", "help": "static trial of the same subject for calibration "
                                                            "(.c3d or .trc)"}, True),
         ("--markerset", "markerset", {"metavar": "FILE.toml", "help": "TOML mapping of markers to segments, for "
-                                                                      "unknown marker sets"}, True),
+                                                                      "unknown marker sets; 'discover' finds the "
+                                                                      "segments from the motion (done anyway when "
+                                                                      "the labels match no known set)"}, True),
         ("--sex", "sex", {"choices": ["male", "female"], "help": f"de Leva inertia table (default: "
                                                                  f"{_DEFAULT.sex})"}, False),
     ),
@@ -162,7 +164,7 @@ def pipeline_argv(args: argparse.Namespace) -> list[str]:
         if keywords.get("action") == "store_false":
             argv += [] if value else [flag]
         else:
-            argv += [flag, str(Path(value).resolve()) if is_path and value != "auto" else str(value)]
+            argv += [flag, str(Path(value).resolve()) if is_path and value not in ("auto", DISCOVER) else str(value)]
     return argv
 
 

@@ -27,7 +27,7 @@ import numpy as np
 from .contact import FORCE_MODELS, SURFACE_MODELS, Contact, PlateComparison, compare_with_plates, estimate_contact
 from .contact.plate_mass import mass_from_plates
 from .dynamics import SCHEMES, Dynamics, inverse_dynamics, plate_forces
-from .errors import InputError
+from .errors import InputError, ModelError
 from .io import ImportOptions, attach_plates, load_trial, quiet_standing_weight, read_grf_mot
 from .io.documents import parse_document
 from .io.trial import Trial
@@ -35,11 +35,15 @@ from .kinematics import Motion, convergence_summary, marker_error_stats, reconst
 from .kinematics.gap_fill import GapFill, GapFillOptions, fill_gaps
 from .kinematics.lee import estimate_lee
 from .model import BodyModel, calibrate, with_body_mass
+from .model.discovery import Discovery, discover_markerset
+from .model.markersets import normalize
 from .zerog import ZeroGravity, ZeroGravityOptions, zero_gravity_variant
 
 Progress = Callable[[float, str], None]
 
 GRAVITY = 9.81
+#: ``markerset`` value that finds the segments from the motion even when the labels are known.
+DISCOVER = "discover"
 STAGES = ("import", "calibrate", "reconstruct", "dynamics", "contact", "zero_gravity")
 #: Options given as tables (TOML) or dotted names: the nested option objects of ``PipelineOptions``.
 NESTED = {"import": ("import_options", ImportOptions), "gap_fill": ("gap_fill", GapFillOptions),
@@ -60,8 +64,9 @@ class PipelineOptions:
     quiet standing on force plates, else an assumed 70 kg that every report
     flags), ``static`` (a static trial of the same subject; its GRF found the
     same way), ``markerset`` (a TOML mapping for unknown marker sets), ``sex``
-    (de Leva table). ``gap_fill``: how marker gaps are filled before reconstruction (``GapFillOptions``;
-    on by default). Dynamics: ``cutoff`` of the zero-lag low-pass filter before differentiating, in Hz,
+    (de Leva table); with ``markerset=None`` and labels that match no known set, or ``markerset="discover"``,
+    the segments are found from the motion (``model.discovery``). ``gap_fill``: how marker gaps are filled
+    before reconstruction (``GapFillOptions``; on by default). Dynamics: ``cutoff`` of the zero-lag low-pass filter before differentiating, in Hz,
     ``"auto"`` (Winter's residual analysis, per trial) or ``"none"`` (no filter, the paper's; None is
     taken as "none"); ``derivatives``
     ``"central"`` or ``"forward"`` (the paper's, consistent with Euler integration). Contact:
@@ -158,7 +163,8 @@ def options_from_toml(path: str | Path, base: PipelineOptions = PipelineOptions(
     path = Path(path)
     values = parse_document(path, tomllib.loads, "Options file", "TOML", "fix the file")
     for key in ("static", "markerset", "grf"):
-        if isinstance(values.get(key), str) and values[key] != "auto" and not Path(values[key]).is_absolute():
+        if (isinstance(values.get(key), str) and values[key] not in ("auto", DISCOVER)
+                and not Path(values[key]).is_absolute()):
             values[key] = str(path.parent / values[key])
     return options_from_dict(values, base)
 
@@ -172,6 +178,7 @@ class PipelineResult:
     trial: Trial
     model: BodyModel | None = None
     gap_fill: GapFill | None = None
+    discovery: Discovery | None = None
     motion: Motion | None = None
     dynamics: Dynamics | None = None
     dynamics_with_plates: Dynamics | None = None
@@ -191,6 +198,8 @@ class PipelineResult:
         """A JSON-ready summary: what was read, converted and computed, and what the user should know."""
         report = {"source": self.source, "versions": dict(versions()), "options": asdict(self.options),
                   "trial": _trial_report(self.trial)}
+        if self.discovery is not None:
+            report["discovery"] = self.discovery.summary()
         if self.model is not None:
             report["model"] = _model_report(self.model)
         if self.gap_fill is not None:
@@ -349,6 +358,48 @@ def _mass_from_plates(result: PipelineResult, options: PipelineOptions, progress
     progress(0.5, f"body mass {found.mass:.1f} kg from the force plates")
 
 
+def _discovered(trial: Trial, static: Trial | None, progress: Progress, unknown: ModelError | None = None):
+    """The marker set found from the motion (``model.discovery``), the trial (with virtual markers) and static
+    trial to calibrate on, and the discovery. ``unknown``: why the labels made no body (said with discovery's
+    own failure, in one line). A static trial is used with a discovered set only if it has the same labels and
+    the set needs no virtual markers (they come from the movement's functional joints)."""
+    progress(0.1, "the labels make no body: finding the segments from the motion" if unknown
+             else "finding the segments from the motion")
+    try:
+        found = discover_markerset(trial)
+    except ModelError as error:
+        if unknown is None:
+            raise
+        raise ModelError(f"{unknown.what}. {error.what}", error.fix) from None
+    segments = ", ".join(f"{s} {c:.2f}" for s, c in found.confidence.items())
+    progress(0.3, f"{len(found.clusters)} rigid clusters; segments (confidence): {segments}")
+    if static is not None and (found.virtual or not found.markerset.labels <= {normalize(x) for x in static.labels}):
+        reason = "the discovered set has virtual markers" if found.virtual else "its labels differ"
+        found = replace(found, notes=found.notes + (f"static trial {static.source} not used: {reason}",))
+        static = None
+    return found.markerset, found.with_virtual_markers(trial), static, found
+
+
+def _calibrated(trial: Trial, static: Trial | None, options: PipelineOptions, progress: Progress):
+    """The calibrated model and the discovery, if the segments were found from the motion: when asked
+    (``markerset="discover"``), or when no marker set was given and the labels, read by meaning, make no
+    body."""
+    def build(markerset, calibration_trial, static_trial):
+        return calibrate(calibration_trial, options.template, mass=options.mass, static=static_trial,
+                         markerset=markerset, sex=options.sex)
+
+    if options.markerset == DISCOVER:
+        markerset, calibration_trial, static, found = _discovered(trial, static, progress)
+        return build(markerset, calibration_trial, static), found
+    try:
+        return build(options.markerset, trial, static), None
+    except ModelError as error:
+        if options.markerset is not None:
+            raise
+        markerset, calibration_trial, static, found = _discovered(trial, static, progress, unknown=error)
+        return build(markerset, calibration_trial, static), found
+
+
 def run(path: str | Path, options: PipelineOptions = PipelineOptions(), progress: Progress = _no_progress) -> PipelineResult:
     """Run the pipeline on one recording (C3D or TRC) and return every stage's result."""
     timings = {}
@@ -363,8 +414,7 @@ def run(path: str | Path, options: PipelineOptions = PipelineOptions(), progress
         progress(0.0, f"calibrating the {options.template} body model")
         t0 = time.perf_counter()
         static = _read(options.static, options, "auto") if options.static else None
-        result.model = calibrate(trial, options.template, mass=options.mass, static=static,
-                                 markerset=options.markerset, sex=options.sex)
+        result.model, result.discovery = _calibrated(trial, static, options, progress)
         timings["calibrate"] = time.perf_counter() - t0
         progress(1.0, f"body model: {len(result.model.segments)} segments, {result.model.total_mass:.1f} kg "
                       f"({result.model.mass_source})")
@@ -381,8 +431,8 @@ def run(path: str | Path, options: PipelineOptions = PipelineOptions(), progress
         if options.method == "lee":
             result.motion = estimate_lee(result.gap_fill.trial, result.model, progress=frames)
         else:
-            result.motion = reconstruct(result.gap_fill.trial, result.model, mode=options.otm_mode, tolerance=options.tolerance,
-                                        progress=frames)
+            result.motion = reconstruct(result.gap_fill.trial, result.model, mode=options.otm_mode,
+                                        tolerance=options.tolerance, progress=frames)
         timings["reconstruct"] = time.perf_counter() - t0
         converged = result.motion.converged
         progress(1.0, f"reconstructed: {int(converged.sum())}/{len(converged)} frames converged")

@@ -18,6 +18,11 @@ def summary(report: dict) -> str:
                      f"= {trial['body_mass_kg_from_plates']:.1f} kg")
     lines += [f"  converted: {c}" for c in trial["conversions"]]
     lines += [f"  warning: {w}" for w in trial["warnings"]]
+    discovery = report.get("discovery")
+    if discovery:
+        lines.append(f"  marker set found from the motion: {len(discovery['rigid_clusters'])} rigid clusters; "
+                     "segments (confidence): " + ", ".join(f"{s} {c:.2f}" for s, c in discovery["confidence"].items()))
+        lines += [f"  note: {n}" for n in discovery["notes"]]
     model = report.get("model")
     if model:
         worst = max(model["cluster_residuals_m"].items(), key=lambda kv: kv[1], default=("-", 0.0))
