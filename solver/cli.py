@@ -62,6 +62,9 @@ PIPELINE_FLAGS = {
                                                                       "unknown marker sets"}, True),
         ("--sex", "sex", {"choices": ["male", "female"], "help": f"de Leva inertia table (default: "
                                                                  f"{_DEFAULT.sex})"}, False),
+        ("--opensim-model", "opensim_model", {"metavar": "FILE.osim", "help": "segment masses, CM and inertia "
+                                              "from an OpenSim model where its bodies map onto ours (e.g. an "
+                                              "AddBiomechanics-scaled model) instead of the inertia table"}, True),
     ),
     "reconstruction and dynamics": (
         ("--reconstruct", "method", {"choices": ["otm", "lee"], "help": "OTM (default) or Lee's "
@@ -76,6 +79,11 @@ PIPELINE_FLAGS = {
         ("--contact-forces", "contact_forces", {"choices": list(FORCE_MODELS), "help": "contact forces from the "
                                                 "paper's springs (default: spring) or solved frame by frame on the "
                                                 "estimated plane (per_frame; use with --cutoff)"}, False),
+    ),
+    "outputs": (
+        ("--opensim", "opensim", {"action": "store_true", "help": "also write OUT/opensim/: the model (.osim), "
+                                                                 "coordinates, external loads and moments as "
+                                                                 "OpenSim files"}, False),
     ),
     "zero gravity": (
         ("--zero-gravity", "zero_gravity.kind", {"choices": ZERO_GRAVITY_KINDS, "help": "the zero-gravity variant "
@@ -132,6 +140,8 @@ def pipeline_argv(args: argparse.Namespace) -> list[str]:
         value = given[dest]
         if keywords.get("action") == "store_false":
             argv += [] if value else [flag]
+        elif keywords.get("action") == "store_true":
+            argv += [flag] if value else []
         else:
             argv += [flag, str(Path(value).resolve()) if is_path and value != "auto" else str(value)]
     return argv

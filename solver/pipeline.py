@@ -75,6 +75,8 @@ class PipelineOptions:
     cutoff: float | None = None
     contact_forces: str = "spring"
     zero_gravity: ZeroGravityOptions = ZeroGravityOptions()
+    opensim: bool = False
+    opensim_model: str | None = None
 
     def __post_init__(self):
         if self.until not in STAGES:
@@ -86,6 +88,8 @@ class PipelineOptions:
         if self.contact_forces not in FORCE_MODELS:
             raise InputError(f"Unknown contact force model {self.contact_forces!r}",
                              f"use {' or '.join(repr(m) for m in FORCE_MODELS)}")
+        if not isinstance(self.opensim, bool):
+            raise InputError(f"Option opensim = {self.opensim!r} is not true or false", "write opensim = true")
         for name, optional in (("mass", True), ("tolerance", False), ("cutoff", True)):
             value = getattr(self, name)
             if (value is None and not optional) or (value is not None and (
@@ -121,10 +125,11 @@ def options_from_toml(path: str | Path, base: PipelineOptions = PipelineOptions(
     """Pipeline options from a TOML file: top-level keys are ``PipelineOptions`` fields
     (e.g. ``until = "dynamics"``, ``mass = 61.5``), an ``[import]`` table holds ``units``, ``up_axis``,
     ``strip_prefix``, a ``[zero_gravity]`` table ``kind``, ``momentum``, ``angle_deg`` and the rest of
-    ``ZeroGravityOptions``. Relative paths (``static``, ``markerset``, ``grf``) are taken from the file's folder."""
+    ``ZeroGravityOptions``. Relative paths (``static``, ``markerset``, ``grf``, ``opensim_model``) are taken from
+    the file's folder."""
     path = Path(path)
     values = parse_document(path, tomllib.loads, "Options file", "TOML", "fix the file")
-    for key in ("static", "markerset", "grf"):
+    for key in ("static", "markerset", "grf", "opensim_model"):
         if isinstance(values.get(key), str) and values[key] != "auto" and not Path(values[key]).is_absolute():
             values[key] = str(path.parent / values[key])
     return options_from_dict(values, base)
