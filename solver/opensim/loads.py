@@ -17,13 +17,14 @@ import numpy as np
 
 from ..dynamics import ExternalForces
 from ..io import Table
-from ..model.body import BodyModel
 from .coordinates import to_opensim
 from .model import VERSION
 
 
-def body_loads(model: BodyModel, external: ExternalForces) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
-    """Bodies carrying a load, and per body (T, B, 3) the force, its point and the torque about it (our axes)."""
+def body_loads(names: tuple[str, ...], external: ExternalForces) -> tuple[list[str], np.ndarray, np.ndarray,
+                                                                           np.ndarray]:
+    """Bodies carrying a load (``names[k]`` names the segment index ``k``), and per body (T, B, 3) the force, its
+    point and the torque about it (our axes)."""
     bodies = sorted(set(external.segments.tolist()))
     shape = external.forces.shape[:1] + (len(bodies), 3)
     force, point, torque = np.zeros(shape), np.zeros(shape), np.zeros(shape)
@@ -37,13 +38,13 @@ def body_loads(model: BodyModel, external: ExternalForces) -> tuple[list[str], n
         point[:, b] = np.einsum("tk,tki->ti", share, p)
         torque[:, b] = (np.cross(p - point[:, b, None], f) + external.moments[:, mine]).sum(axis=1)
         point[:, b][~np.any(f != 0, axis=(1, 2))] = 0.0  # unloaded: OpenSim files have zeros there
-    return [model.segments[k].name for k in bodies], force, point, torque
+    return [names[k] for k in bodies], force, point, torque
 
 
-def loads_table(model: BodyModel, times: np.ndarray, external: ExternalForces) -> tuple[Table, list[str]]:
-    """The GRF .mot of ``external`` (module docstring) on ``times`` (frames past the forces' last are zero),
-    and the bodies it loads."""
-    names, force, point, torque = body_loads(model, external)
+def loads_table(names: tuple[str, ...], times: np.ndarray, external: ExternalForces) -> tuple[Table, list[str]]:
+    """The GRF .mot of ``external`` (module docstring; ``names[k]`` names segment ``k``) on ``times`` (frames
+    past the forces' last are zero), and the bodies it loads."""
+    names, force, point, torque = body_loads(names, external)
     columns, data = ["time"], [np.asarray(times, dtype=float)[:, None]]
     for b, name in enumerate(names):
         for label, values in ((f"{name}_force_v", force), (f"{name}_force_p", point), (f"{name}_torque_", torque)):
