@@ -32,6 +32,7 @@ from .io.trial import Trial
 from .kinematics import Motion, convergence_summary, marker_error_stats, reconstruct
 from .kinematics.lee import estimate_lee
 from .model import BodyModel, calibrate
+from .opensim.inertia import apply_opensim_inertia
 from .zerog import ZeroGravity, ZeroGravityOptions, zero_gravity_variant
 
 Progress = Callable[[float, str], None]
@@ -234,6 +235,7 @@ def _model_report(model: BodyModel) -> dict:
         "initial_marker_rms_m": cal.initial_marker_rms,
         "notes": list(cal.notes),
         "warnings": list(cal.warnings),
+        "inertia_from_opensim_model": model.metadata.get("opensim_inertia"),
     }
 
 
@@ -318,6 +320,8 @@ def run(path: str | Path, options: PipelineOptions = PipelineOptions(), progress
         static = _read(options.static, options, "auto") if options.static else None
         result.model = calibrate(trial, options.template, mass=options.mass, static=static,
                                  markerset=options.markerset, sex=options.sex)
+        if options.opensim_model:
+            result.model = apply_opensim_inertia(result.model, options.opensim_model)
         timings["calibrate"] = time.perf_counter() - t0
         progress(1.0, f"body model: {len(result.model.segments)} segments, {result.model.total_mass:.1f} kg "
                       f"({result.model.mass_source})")
