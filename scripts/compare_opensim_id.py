@@ -36,7 +36,6 @@ centres (functional vs regression) and the knee and ankle axes.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -122,6 +121,7 @@ def opensim_reference(trial: Path, cutoff: float, folder: Path):
     from mocap_dynamics.solver.io import read_table, write_table
     from mocap_dynamics.solver.io.atomic import write_text
     from mocap_dynamics.solver.opensim.loads import external_loads_xml, loads_table
+    osim.Logger.removeFileSink()  # no opensim.log in the working folder
     model_file, ik_file, grf_file = reference_files(trial)
     ik_times, centres = foot_centres(model_file, ik_file)
     times, external = plate_loads(grf_file, ik_times, centres)

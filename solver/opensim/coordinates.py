@@ -112,10 +112,11 @@ def dynamics_coordinates(motion: Motion, dynamics: Dynamics) -> np.ndarray:
     coordinates of its frames."""
     cutoff = dynamics.options.get("cutoff_hz")
     q = motion.q if cutoff is None else butterworth(motion.model, motion.times, motion.q, cutoff)
-    n = len(dynamics.times)
-    _, frames = motion.model.forward_kinematics(q[:n])
-    _, expected = motion.model.forward_kinematics(dynamics.q)
-    if len(q) < n or not np.allclose(frames, expected, atol=1e-9, equal_nan=True):
+    frames = np.clip(np.searchsorted(motion.times, dynamics.times - 1e-9), 0, len(q) - 1)
+    _, ours = motion.model.forward_kinematics(q[frames])
+    _, theirs = motion.model.forward_kinematics(dynamics.q)
+    if not (np.allclose(motion.times[frames], dynamics.times, atol=1e-9)
+            and np.allclose(ours, theirs, atol=1e-9, equal_nan=True)):
         raise SolverError("The dynamics were computed from coordinates other than the motion's",
                           "export the motion and the dynamics of the same run")
     return q

@@ -211,7 +211,7 @@ def apply_opensim_inertia(model: BodyModel, path: str | Path) -> BodyModel:
         mine = [b for b, c in covers.items() if set(c) <= set(members[s.name])]
         straddling = [b for b, c in covers.items() if set(c) & set(members[s.name]) and b not in mine]
         if mine and {x for b in mine for x in covers[b]} == set(members[s.name]):
-            mass, com, inertia = combine([osim.in_ground(b) for b in mine])  # mine: the first segment's first body first
+            mass, com, inertia = combine([osim.in_ground(b) for b in mine])  # the first member's first body first
             origin = _origin(osim, members[s.name][0], mine)
             segments[k] = replace(s, mass=mass, com=AXES.T @ (com - origin), inertia=AXES.T @ inertia @ AXES)
             report["mapped"][s.name] = mine

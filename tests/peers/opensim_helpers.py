@@ -7,7 +7,8 @@ universal coordinates are our angles (``u = v``, ``u̇ = a``); three Cardan coor
 joint's) satisfy ``ω_p = N α̇`` with ``N = [n0 n1 n2]`` the signed clinical axes in the parent frame
 (``solver.kinematics.angles.joint_axes``) and ``ω_p = R_rel ω_child``, so ``α̇ = N⁻¹ ω_p`` and, with
 ``ṅ0 = 0``, ``ṅ1 = α̇0 n0 × n1``, ``ṅ2 = (α̇0 n0 + α̇1 n1) × n2`` (``n1`` turns with the first rotation,
-``n2`` with the child), ``α̈ = N⁻¹ (R_rel ω̇_child − α̇1 α̇0 n0 × n1 − α̇2 (α̇0 n0 + α̇1 n1) × n2)``.
+``n2`` with the child), so
+``α̈ = N⁻¹ (R_rel ω̇_child − α̇1 α̇0 n0 × n1 − α̇2 (α̇0 n0 + α̇1 n1) × n2)``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 import opensim as osim
+
+osim.Logger.removeFileSink()  # no opensim.log in the working folder
 
 from mocap_dynamics.solver.io import read_table
 from mocap_dynamics.solver.kinematics.angles import joint_axes

@@ -79,7 +79,8 @@ def test_moments_are_named_as_opensim_names_them(models):
     assert names == [f"{c}_{'force' if c.endswith(('_tx', '_ty', '_tz')) else 'moment'}"
                      for c in coordinate_names(model)]
     moments = joint_moments(dynamics)
-    np.testing.assert_allclose(values[:, names.index("ankle_r_inversion_moment")], moments.moment("ankle_r", "inversion"))
+    np.testing.assert_allclose(values[:, names.index("ankle_r_inversion_moment")],
+                               moments.moment("ankle_r", "inversion"))
     np.testing.assert_allclose(values[:, names.index("pelvis_ty_force")], dynamics.root_wrench[:, 2])  # up is Y
 
 
