@@ -3,6 +3,9 @@
     NUMBA_CACHE_DIR=.venv-peers/numba-cache .venv-peers/bin/python scripts/compare_opensim_id.py \\
         ../shared/data/subject4_DJ3.trc [more trials] [--opensim-cutoff 6] [--out DIR] [pipeline flags]
 
+prints, per trial and joint, r and RMSE [N·m/kg] of our moments with the plates and from the motion alone
+against the reference, and the mean r over hip, knee and ankle flexion; ``--out`` keeps every file.
+
 For each trial ``NAME.trc`` the folder must hold ``NAME_opensim_ik.mot`` (OpenSim IK coordinates),
 ``NAME_grf.mot`` (the plates) and ``SUBJECT_opensim_model.osim`` (``SUBJECT`` a prefix of ``NAME``); a
 ``SUBJECT_static1.trc`` there is our static trial unless ``--static`` says otherwise. Any pipeline flag
@@ -198,9 +201,11 @@ def print_table(name: str, rows: list[dict], settings: str) -> None:
             print(f"  mean r over hip, knee and ankle flexion ({key.replace('_', ' ')}): {np.mean(main):.3f}")
 
 
-def compare_trial(trial: Path, options, cutoff: float, folder: Path) -> list[dict]:
-    """Run our pipeline and OpenSim's reference on ``trial``; the comparison rows (``compare``)."""
+def compare_trial(trial: Path, options, cutoff: float, folder: Path, write: bool = False) -> list[dict]:
+    """Run our pipeline and OpenSim's reference on ``trial`` (OpenSim's files into ``folder``, and ours, tables
+    and OpenSim files, into ``folder/ours`` when ``write``); the comparison rows (``compare``)."""
     from mocap_dynamics.solver.pipeline import run
+    from mocap_dynamics.solver.results import write_results
     static = next(iter(p for p in trial.parent.glob("*_static1.trc") if trial.stem.startswith(
         p.name.removesuffix("_static1.trc"))), None)
     if options.static is None and static is not None and static != trial:
@@ -208,6 +213,8 @@ def compare_trial(trial: Path, options, cutoff: float, folder: Path) -> list[dic
     folder.mkdir(parents=True, exist_ok=True)
     reference, mass, ik_file = opensim_reference(trial, cutoff, folder)
     result = run(trial, replace(options, until="contact"))
+    if write:
+        write_results(result, folder / "ours", opensim=True)
     return compare(result, reference, mass, ik_file)
 
 
@@ -218,7 +225,8 @@ def main(argv=None) -> int:
     parser.add_argument("trials", nargs="+", help="TRC trials with an OpenSim reference beside them")
     parser.add_argument("--opensim-cutoff", type=float, default=6.0, metavar="HZ",
                         help="OpenSim's low-pass cutoff of the IK coordinates (default 6; -1: none)")
-    parser.add_argument("--out", metavar="DIR", help="keep OpenSim's files and a comparison.json here")
+    parser.add_argument("--out", metavar="DIR", help="keep OpenSim's files, ours (tables and OpenSim files, in "
+                                                     "TRIAL/ours) and a comparison.json here")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON too")
     add_pipeline_arguments(parser, per_trial=False)
     args = parser.parse_args(argv)
@@ -232,7 +240,7 @@ def main(argv=None) -> int:
                     f"OpenSim: cutoff {args.opensim_cutoff:g} Hz")
         everything = {}
         for trial in (Path(t).resolve() for t in args.trials):
-            rows = compare_trial(trial, options, args.opensim_cutoff, root / trial.stem)
+            rows = compare_trial(trial, options, args.opensim_cutoff, root / trial.stem, write=bool(args.out))
             print_table(trial.stem, rows, settings)
             everything[trial.stem] = rows
         if args.out:

@@ -1,6 +1,7 @@
 """OpenSim 4.6 loads our exported model, motion and loads and reproduces our numbers (issue 20).
 
-On subject4_walking1 and subject4_DJ3 (plates, default options), ``--opensim`` files:
+On subject4_walking1 and subject4_DJ3 (plates, default options), and subject4_walking1 without its plates
+(the loads are then the contact estimated from the motion), ``--opensim`` files:
 
 - the model's kinematics: OpenSim's markers at the exported coordinates are ours (1e-9 m);
 - inverse dynamics with the same velocities and accelerations (OpenSim's ``InverseDynamicsSolver`` on the
@@ -30,17 +31,20 @@ osim = pytest.importorskip("opensim")
 from tests.peers.opensim_helpers import coordinate_states, inverse_dynamics_tool, inverse_kinematics_rms, \
     our_derivatives, solve_inverse_dynamics, spline_derivatives  # noqa: E402
 
-TRIALS = ("subject4_walking1", "subject4_DJ3")
+#: (trial, its plates used): without them the loads are the contact estimated from the motion.
+CASES = (("subject4_walking1", True), ("subject4_DJ3", True), ("subject4_walking1", False))
 
 
-@pytest.fixture(scope="module", params=TRIALS)
+@pytest.fixture(scope="module", params=CASES, ids=lambda c: f"{c[0]}-{'plates' if c[1] else 'estimated'}")
 def exported(request, shared_data, tmp_path_factory):
-    name = request.param
+    name, plates = request.param
     result = run(shared_data / f"{name}.trc", PipelineOptions(static=str(shared_data / "subject4_static1.trc"),
-                                                              until="dynamics", opensim=True))
+                                                              grf="auto" if plates else None, opensim=True,
+                                                              until="dynamics" if plates else "contact"))
     out = tmp_path_factory.mktemp(name)
     written, notes = write_results(result, out)
-    assert any("measured force plates" in note for note in notes), notes
+    source = "measured force plates" if plates else "contact forces estimated from the motion"
+    assert any(source in note for note in notes), notes
     return name, result, out / "opensim"
 
 
