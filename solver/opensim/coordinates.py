@@ -42,7 +42,8 @@ def to_opensim(vectors: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class OpenSimJoint:
-    """The OpenSim joint of segment ``segment``: ``name``; ``coordinates`` (rotations; the root's
+    """The OpenSim joint of segment ``segment``: ``name`` (the clinical joint's; the root's ``ground_pelvis``, a
+    weld's ``<segment>_weld``); ``coordinates`` (rotations; the root's
     translations follow in ``translations``); ``axes`` (n, 3), the rotation axes in OpenSim axes of the
     parent frame at zero (a universal's second axis turns with the first rotation, a ball's follow the
     Cardan sequence); ``components``, which clinical components the coordinates are (None: the joint's
@@ -86,7 +87,7 @@ def opensim_joints(model: BodyModel) -> tuple[OpenSimJoint, ...]:
     for k, s in enumerate(model.segments):
         joint = clinical.get(k)
         if joint is None:
-            out.append(OpenSimJoint(k, "weld", s.name, (), np.zeros((0, 3)), (), None))
+            out.append(OpenSimJoint(k, "weld", f"{s.name}_weld", (), np.zeros((0, 3)), (), None))
             continue
         signed = _clinical_axes(joint)
         components = (0, 1, 2) if s.joint in ("free", "ball") else _matching_components(s.axes, signed)
@@ -96,8 +97,8 @@ def opensim_joints(model: BodyModel) -> tuple[OpenSimJoint, ...]:
             continue
         names = tuple(f"{joint.joint}_{joint.components[i]}" for i in components)
         translations = tuple(f"{joint.joint}_{t}" for t in TRANSLATIONS) if s.joint == "free" else ()
-        out.append(OpenSimJoint(k, s.joint, joint.joint, names, to_opensim(signed[list(components)]), components,
-                                joint, translations))
+        out.append(OpenSimJoint(k, s.joint, f"ground_{joint.joint}" if k == 0 else joint.joint, names,
+                                to_opensim(signed[list(components)]), components, joint, translations))
     return tuple(out)
 
 

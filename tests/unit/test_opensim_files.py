@@ -21,7 +21,7 @@ from mocap_dynamics.solver.opensim.inertia import apply_opensim_inertia
 from mocap_dynamics.solver.opensim.loads import body_loads, external_loads_xml
 from mocap_dynamics.solver.pipeline import PipelineOptions, run
 from mocap_dynamics.solver.results import write_results
-from tests.unit.test_dynamics_models import analytic_motion
+from tests.unit.test_dynamics_models import analytic_motion, chain
 
 
 @pytest.fixture(scope="module")
@@ -82,6 +82,23 @@ def test_moments_are_named_as_opensim_names_them(models):
     np.testing.assert_allclose(values[:, names.index("ankle_r_inversion_moment")],
                                moments.moment("ankle_r", "inversion"))
     np.testing.assert_allclose(values[:, names.index("pelvis_ty_force")], dynamics.root_wrench[:, 2])  # up is Y
+
+
+def test_joints_about_other_axes_keep_their_own_angles():
+    model = chain(("hinge", "universal", "ball", "weld", "hinge"))  # random axes: no clinical axis
+    root = ET.fromstring(osim_string(model, "chain"))
+    names = coordinate_names(model)
+    assert [c.get("name") for c in root.iter("Coordinate")] == names
+    assert names[6:] == ["link1_angle", "link2_angle_1", "link2_angle_2", "link3_about_y", "link3_about_x",
+                         "link3_about_z", "link5_angle"]
+    assert {j.get("name"): j.tag for j in root.find("Model/JointSet/objects")}["link4_weld"] == "WeldJoint"
+    times = np.linspace(0, 0.2, 21)
+    q, v, a = analytic_motion(model, np.random.default_rng(7), times)
+    dynamics = rnea(model, times, q, v, a)
+    columns, values = generalized_forces(dynamics)
+    np.testing.assert_allclose(values[:, columns.index("link2_angle_2_moment")], dynamics.axis_torques[:, 2, 1])
+    _, coordinates = coordinate_values(model, times, q)
+    np.testing.assert_allclose(coordinates[:, names.index("link5_angle")], np.degrees(q[:, model.q_starts[5]]))
 
 
 def test_loads_sum_exactly_into_one_force_per_body():
