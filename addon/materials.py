@@ -22,6 +22,7 @@ COLOURS = {
     "force_estimated": (0.1, 0.8, 0.1, 1.0),
     "force_residual": (0.85, 0.05, 0.1, 1.0),
     "contact_plane": (0.15, 0.35, 1.0, 1.0),
+    "contact_raised": (0.35, 0.2, 0.9, 1.0),
     "torque_generating": (0.9, 0.1, 0.7, 1.0),
     "torque_absorbing": (0.0, 0.75, 0.9, 1.0),
     "body": (0.55, 0.62, 0.75, 1.0),

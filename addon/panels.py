@@ -149,14 +149,20 @@ class MOCAP_DYNAMICS_PT_contact(_SubStep, bpy.types.Panel):
     def draw(self, context):
         layout = self.layout
         box, contact = _step(layout, context, MOCAP_DYNAMICS_OT_estimate_contact, "MOD_PHYSICS", "contact",
-                             "Ground forces, plane, stiffness from the motion alone.")
+                             "Surfaces and ground forces from the motion alone.")
         if box is None:
             return
         box.label(text=f"Forces: {'per frame' if contact.get('forces') == 'per_frame' else 'springs (paper)'}; "
                        f"root force explained {100 * contact['explained_force']:.0f} %")
-        box.label(text=f"Plane: {100 * contact['plane_height_m']:.1f} cm high, tilted {contact['plane_angle_deg']:.2f}°")
-        box.label(text=f"Resting height {100 * contact['resting_height_m']:.1f} cm; stiffness {contact['stiffness']:.1f}, "
-                       f"damping {contact['normal_damping']:.1f} / {contact['tangential_damping']:.1f}")
+        if not contact["surfaces"]:
+            box.label(text="No support found: nothing rests on a surface", icon="INFO")
+        for surface in contact["surfaces"]:
+            box.label(text=f"{surface['name'].capitalize()}: {100 * surface['height_m']:.1f} cm high, tilted "
+                           f"{surface['tilt_deg']:.1f}°, {len(surface['load_intervals_s'])} loaded intervals")
+        if "resting_height_m" in contact:
+            box.label(text=f"Resting height {100 * contact['resting_height_m']:.1f} cm; stiffness "
+                           f"{contact['stiffness']:.1f}, damping {contact['normal_damping']:.1f} / "
+                           f"{contact['tangential_damping']:.1f}")
         plates = contact.get("plates")
         if plates:
             box.label(text=f"Vertical GRF vs plates: RMSE {plates['rmse_vertical_bw_percent']:.1f} % BW, "

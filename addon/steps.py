@@ -32,7 +32,8 @@ def stored_options(meta: dict, **changes) -> PipelineOptions:
     stored = meta.get("options", {})
     imp = ImportOptions(**stored.get("import_options", {}))
     keep = {k: stored[k] for k in ("grf", "template", "mass", "static", "markerset", "sex", "method", "otm_mode",
-                                   "tolerance", "cutoff", "contact_forces") if k in stored}
+                                   "tolerance", "cutoff", "derivatives", "contact_forces", "surfaces")
+            if k in stored}
     return PipelineOptions(import_options=imp, **{**keep, **changes})
 
 
@@ -127,13 +128,22 @@ class MOCAP_DYNAMICS_OT_inverse_dynamics(_Step, bpy.types.Operator):
     bl_idname = "mocap_dynamics.inverse_dynamics"
     bl_label = "Compute Dynamics"
 
-    cutoff: FloatProperty(name="Filter Cutoff", default=0.0, min=0.0, soft_max=30.0, unit="NONE",
-                          description="Zero-lag Butterworth cutoff in Hz before differentiating; "
-                                      "0 = the paper's plain forward differences")
+    filter: EnumProperty(name="Filter", items=[
+        ("auto", "Automatic", "Zero-lag Butterworth filter at the cutoff Winter's residual analysis finds for this "
+                              "trial (the validated default)"),
+        ("fixed", "Fixed Cutoff", "Zero-lag Butterworth filter at the cutoff below"),
+        ("none", "None (paper)", "No filter: the paper's plain differences of the reconstructed motion")])
+    cutoff: FloatProperty(name="Cutoff (Hz)", default=8.0, min=0.5, soft_max=30.0,
+                          description="Cutoff of the fixed filter, in Hz")
+    derivatives: EnumProperty(name="Derivatives", items=[
+        ("central", "Central", "Central differences, centred on each frame (the validated default)"),
+        ("forward", "Forward (paper)", "The paper's forward differences, consistent with Euler integration")])
     per_kg: BoolProperty(name="Per kg Body Mass", description="Show torque and force curves per kg body mass")
 
     def execute(self, context):
-        result = run_step(self, context, "dynamics", SceneOptions(per_kg=self.per_kg), cutoff=self.cutoff or None)
+        cutoff = {"auto": "auto", "none": None}.get(self.filter, self.cutoff)
+        result = run_step(self, context, "dynamics", SceneOptions(per_kg=self.per_kg), cutoff=cutoff,
+                          derivatives=self.derivatives)
         if result is None:
             return {"CANCELLED"}
         figures = result.report()["dynamics"]
@@ -143,24 +153,33 @@ class MOCAP_DYNAMICS_OT_inverse_dynamics(_Step, bpy.types.Operator):
 
 
 class MOCAP_DYNAMICS_OT_estimate_contact(_Step, bpy.types.Operator):
-    """Estimate the ground plane, its stiffness and damping, and the ground reaction forces from the motion alone"""
+    """Estimate the surfaces the subject rests on and the ground reaction forces from the motion alone"""
 
     bl_idname = "mocap_dynamics.estimate_contact"
     bl_label = "Estimate Contact"
 
     forces: EnumProperty(name="Forces", items=[
-        ("spring", "Springs (paper)", "Brubaker et al.'s damped springs (eqs. 4-7) with the estimated stiffness "
-                                      "and damping"),
-        ("per_frame", "Per frame", "Forces solved frame by frame at the contact points near the estimated plane, "
-                                   "within friction cones: closer to force plates (filter the dynamics first)")])
+        ("per_frame", "Per frame", "Forces solved frame by frame at the contact points near the surfaces, within "
+                                   "friction cones (the validated default)"),
+        ("spring", "Springs (paper)", "Brubaker et al.'s damped springs (eqs. 4-7) with the stiffness and damping "
+                                      "estimated by eq. 10")])
+    surfaces: EnumProperty(name="Surfaces", items=[
+        ("auto", "Automatic", "Found from resting points for per-frame forces (floor, boxes, seats); the paper's "
+                              "plane for springs"),
+        ("detected", "From Resting Points", "The floor and raised surfaces (a box, a step, a seat) found from where "
+                                            "body points rest"),
+        ("plane", "One Plane (paper)", "One plane fitted to the root forces (eq. 10)")])
 
     def execute(self, context):
-        result = run_step(self, context, "contact", contact_forces=self.forces)
+        result = run_step(self, context, "contact", contact_forces=self.forces,
+                          surfaces=None if self.surfaces == "auto" else self.surfaces)
         if result is None:
             return {"CANCELLED"}
         for warning in result.contact.warnings:
             self.report({"WARNING"}, warning)
-        message = f"contact explains {100 * result.contact.explained_force:.0f} % of the root force"
+        names = [surface["name"] for surface in result.contact.summary()["surfaces"]]
+        message = (f"contact on {', '.join(names) or 'no support found'}: explains "
+                   f"{100 * result.contact.explained_force:.0f} % of the root force")
         if result.plate_comparison is not None:
             message += (f"; vertical GRF vs plates: RMSE {result.plate_comparison.rmse_vertical:.1f} % BW, "
                         f"r = {result.plate_comparison.correlation_vertical:.2f}")

@@ -19,7 +19,8 @@ import traceback
 from pathlib import Path
 from typing import Callable, TypeVar
 
-from .contact import FORCE_MODELS
+from .contact import FORCE_MODELS, SURFACE_MODELS
+from .dynamics import SCHEMES
 from .errors import InputError, MocapError
 from .io.atomic import write_text
 from .io.conventions import UNIT_OVERRIDES, UP_AXES
@@ -33,6 +34,19 @@ from .zerog.manoeuvres import LIMBS as ZERO_GRAVITY_LIMBS
 EXIT_OK, EXIT_BUG, EXIT_BAD_INPUT = 0, 1, 2
 T = TypeVar("T")
 _DEFAULT = PipelineOptions()
+
+def _cutoff(text: str) -> float | str | None:
+    """``--cutoff``: ``auto``, ``none`` or a positive frequency in Hz."""
+    if text.lower() in ("auto", "none"):
+        return None if text.lower() == "none" else "auto"
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not auto, none or a frequency in Hz") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive frequency in Hz")
+    return value
+
 
 #: Pipeline flags by group: (flag, the ``PipelineOptions`` field it sets (``table.field`` for the nested
 #: ``import`` and ``zero_gravity`` options), argparse keywords, whether its value is a path). Flags that
@@ -73,12 +87,19 @@ PIPELINE_FLAGS = {
                                                                           "paper's QR mode (slow)"}, False),
         ("--tolerance", "tolerance", {"type": float, "help": f"OTM tolerance on ||Phi(q)|| (default "
                                                              f"{_DEFAULT.tolerance:g})"}, False),
-        ("--cutoff", "cutoff", {"type": float, "metavar": "HZ", "help": "zero-lag Butterworth cutoff before "
-                                                                        "differentiating (default: the paper's "
-                                                                        "plain forward differences)"}, False),
-        ("--contact-forces", "contact_forces", {"choices": list(FORCE_MODELS), "help": "contact forces from the "
-                                                "paper's springs (default: spring) or solved frame by frame on the "
-                                                "estimated plane (per_frame; use with --cutoff)"}, False),
+        ("--cutoff", "cutoff", {"type": _cutoff, "metavar": "{auto,none,HZ}", "help": "zero-lag Butterworth "
+                                "cutoff before differentiating: auto (default: Winter's residual analysis per "
+                                "trial), none (the paper's raw differences) or a frequency in Hz"}, False),
+        ("--derivatives", "derivatives", {"choices": list(SCHEMES), "help": "finite differences: central (default) "
+                                          "or forward (the paper's, consistent with Euler integration)"}, False),
+    ),
+    "contact": (
+        ("--contact-forces", "contact_forces", {"choices": list(FORCE_MODELS), "help": "contact forces solved frame "
+                                                "by frame within friction cones (default: per_frame) or the "
+                                                "paper's springs (spring)"}, False),
+        ("--surfaces", "surfaces", {"choices": list(SURFACE_MODELS), "help": "contact surfaces found from resting "
+                                    "points: the floor, boxes, seats (detected; the default with per-frame "
+                                    "forces) or the paper's one plane (plane; the default with springs)"}, False),
     ),
     "outputs": (
         ("--opensim", "opensim", {"action": "store_true", "help": "also write OUT/opensim/: the model (.osim), "

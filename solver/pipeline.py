@@ -23,15 +23,16 @@ from typing import Callable
 
 import numpy as np
 
-from .contact import FORCE_MODELS, Contact, PlateComparison, compare_with_plates, estimate_contact
-from .dynamics import Dynamics, inverse_dynamics, plate_forces
+from .contact import FORCE_MODELS, SURFACE_MODELS, Contact, PlateComparison, compare_with_plates, estimate_contact
+from .contact.plate_mass import mass_from_plates
+from .dynamics import SCHEMES, Dynamics, inverse_dynamics, plate_forces
 from .errors import InputError
 from .io import ImportOptions, attach_plates, load_trial, quiet_standing_weight, read_grf_mot
 from .io.documents import parse_document
 from .io.trial import Trial
 from .kinematics import Motion, convergence_summary, marker_error_stats, reconstruct
 from .kinematics.lee import estimate_lee
-from .model import BodyModel, calibrate
+from .model import BodyModel, calibrate, with_body_mass
 from .opensim.inertia import apply_opensim_inertia
 from .zerog import ZeroGravity, ZeroGravityOptions, zero_gravity_variant
 
@@ -57,9 +58,17 @@ class PipelineOptions:
     quiet standing on force plates, else an assumed 70 kg that every report
     flags), ``static`` (a static trial of the same subject; its GRF found the
     same way), ``markerset`` (a TOML mapping for unknown marker sets), ``sex``
-    (de Leva table). ``contact_forces``: the contact stage's point forces, ``"spring"`` (Brubaker et al.'s
-    eqs. 4-7) or ``"per_frame"`` (solved frame by frame on the estimated plane; with a ``cutoff`` it follows
-    force plates more closely). ``zero_gravity``: which zero-gravity variant the last stage simulates.
+    (de Leva table). Dynamics: ``cutoff`` of the zero-lag low-pass filter before differentiating, in Hz,
+    ``"auto"`` (Winter's residual analysis, per trial) or None (no filter, the paper's); ``derivatives``
+    ``"central"`` or ``"forward"`` (the paper's, consistent with Euler integration). Contact:
+    ``contact_forces`` ``"per_frame"`` (solved frame by frame within friction cones) or ``"spring"``
+    (Brubaker et al.'s eqs. 4-7); ``surfaces`` ``"detected"`` (the floor and raised surfaces found from
+    resting points) or ``"plane"`` (the paper's eq. 10), None for the force model's own (detected for
+    per-frame forces, the plane for springs). The defaults are the combination validated against force
+    plates (README). ``zero_gravity``: which zero-gravity variant the last stage simulates.
+    ``opensim``: the results also include the OpenSim model, coordinates, loads and moments
+    (``solver.opensim.export``). ``opensim_model``: an OpenSim model (.osim) whose segment masses, CM and
+    inertia replace the inertia table's where its bodies map onto ours (``solver.opensim.inertia``).
     """
 
     import_options: ImportOptions = ImportOptions()
@@ -73,8 +82,10 @@ class PipelineOptions:
     method: str = "otm"
     otm_mode: str = "fast"
     tolerance: float = 1e-7
-    cutoff: float | None = None
-    contact_forces: str = "spring"
+    cutoff: float | str | None = "auto"
+    derivatives: str = "central"
+    contact_forces: str = "per_frame"
+    surfaces: str | None = None
     zero_gravity: ZeroGravityOptions = ZeroGravityOptions()
     opensim: bool = False
     opensim_model: str | None = None
@@ -89,9 +100,22 @@ class PipelineOptions:
         if self.contact_forces not in FORCE_MODELS:
             raise InputError(f"Unknown contact force model {self.contact_forces!r}",
                              f"use {' or '.join(repr(m) for m in FORCE_MODELS)}")
+        if self.surfaces is not None and self.surfaces not in SURFACE_MODELS:
+            raise InputError(f"Unknown contact surfaces {self.surfaces!r}",
+                             f"use {' or '.join(repr(m) for m in SURFACE_MODELS)}")
+        if self.contact_forces == "spring" and self.surfaces == "detected":
+            raise InputError("Conflicting contact options: spring forces need the paper's plane (eq. 10), not "
+                             "surfaces detected from resting points", "use surfaces 'plane' with spring forces, or "
+                                                                      "per-frame forces on detected surfaces")
+        if self.derivatives not in SCHEMES:
+            raise InputError(f"Unknown derivatives {self.derivatives!r}", f"use {' or '.join(map(repr, SCHEMES))}")
+        if self.cutoff in ("none", "None"):
+            object.__setattr__(self, "cutoff", None)
         if not isinstance(self.opensim, bool):
             raise InputError(f"Option opensim = {self.opensim!r} is not true or false", "write opensim = true")
         for name, optional in (("mass", True), ("tolerance", False), ("cutoff", True)):
+            if name == "cutoff" and self.cutoff == "auto":
+                continue
             value = getattr(self, name)
             if (value is None and not optional) or (value is not None and (
                     isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0)):
@@ -304,6 +328,20 @@ def _read(path: str | Path, options: PipelineOptions, grf: str | None) -> Trial:
     return attach_plates(trial, read_grf_mot(grf)) if grf else trial
 
 
+def _mass_from_plates(result: PipelineResult, options: PipelineOptions, progress: Progress) -> None:
+    """An assumed body mass replaced by the one the trial's plates give (``contact.plate_mass``), from a
+    contact estimate (whose surfaces and timing do not depend on the mass); the model, motion and dynamics
+    are rescaled to it."""
+    contact = estimate_contact(dynamics=result.dynamics)
+    found = mass_from_plates(contact, compare_with_plates(contact, result.trial))
+    if found is None:
+        return
+    result.model = with_body_mass(result.model, found.mass, found.source)
+    result.motion = replace(result.motion, model=result.model)
+    result.dynamics = inverse_dynamics(result.motion, cutoff=options.cutoff, scheme=options.derivatives)
+    progress(0.5, f"body mass {found.mass:.1f} kg from the force plates")
+
+
 def run(path: str | Path, options: PipelineOptions = PipelineOptions(), progress: Progress = _no_progress) -> PipelineResult:
     """Run the pipeline on one recording (C3D or TRC) and return every stage's result."""
     timings = {}
@@ -340,20 +378,27 @@ def run(path: str | Path, options: PipelineOptions = PipelineOptions(), progress
     if options.runs("dynamics"):
         progress(0.0, "inverse dynamics")
         t0 = time.perf_counter()
-        result.dynamics = inverse_dynamics(result.motion, cutoff=options.cutoff)
+        result.dynamics = inverse_dynamics(result.motion, cutoff=options.cutoff, scheme=options.derivatives)
+        if result.model.mass_source.startswith("assumed") and trial.plates:
+            _mass_from_plates(result, options, progress)
         measured = plate_forces(trial, result.motion)
         if measured is not None:
-            result.dynamics_with_plates = inverse_dynamics(result.motion, cutoff=options.cutoff, external=measured)
+            cutoff = result.dynamics.options.get("cutoff_hz", options.cutoff)  # the same filter as without plates
+            result.dynamics_with_plates = inverse_dynamics(result.motion, cutoff=cutoff, scheme=options.derivatives,
+                                                           external=measured)
         timings["dynamics"] = time.perf_counter() - t0
         progress(1.0, f"joint torques and root residuals for {len(result.dynamics.times)} frames")
     if options.runs("contact"):
         progress(0.0, "estimating ground contact from the motion")
         t0 = time.perf_counter()
-        result.contact = estimate_contact(result.motion, dynamics=result.dynamics, forces=options.contact_forces)
+        result.contact = estimate_contact(result.motion, dynamics=result.dynamics, forces=options.contact_forces,
+                                          surfaces=options.surfaces)
         if trial.plates:
             result.plate_comparison = compare_with_plates(result.contact, trial)
         timings["contact"] = time.perf_counter() - t0
-        progress(1.0, f"contact explains {100 * result.contact.explained_force:.0f} % of the root force")
+        found = result.contact.summary()["surfaces"]
+        progress(1.0, f"contact on {', '.join(s['name'] for s in found) or 'no support found'}: explains "
+                      f"{100 * result.contact.explained_force:.0f} % of the root force")
     if options.runs("zero_gravity") and options.zero_gravity.kind != "none":
         progress(0.0, f"zero gravity: {options.zero_gravity.kind.replace('_', ' ')}")
         t0 = time.perf_counter()

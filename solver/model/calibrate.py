@@ -299,6 +299,19 @@ def _body_mass(mass, trials) -> tuple[float, str, tuple]:
         "plates. Pass mass=<kg>, or a static trial standing on force plates, for real masses and torques",)
 
 
+def with_body_mass(model: BodyModel, mass: float, source: str) -> BodyModel:
+    """``model`` with every segment's mass and inertia scaled so that the body weighs ``mass`` [kg] (the mass
+    distribution, and so every centre of mass, is kept), from ``source``; the calibration record follows."""
+    ratio = mass / model.total_mass
+    segments = tuple(replace(s, mass=s.mass * ratio, inertia=s.inertia * ratio) for s in model.segments)
+    metadata = dict(model.metadata)
+    if "calibration" in metadata:
+        cal = metadata["calibration"]
+        metadata["calibration"] = replace(cal, mass=mass, mass_source=source, warnings=tuple(
+            w for w in cal.warnings if not w.startswith(f"Body mass assumed {DEFAULT_MASS:g} kg")))
+    return replace(model, segments=segments, mass_source=source, metadata=metadata)
+
+
 def _attached(markerset: MarkerSet, points: _Points) -> dict:
     """Anatomical segment -> the set's markers for it that the trial has, in the trial's spelling."""
     return {a.name: tuple(points.trial.labels[points.index[normalize(m)]]

@@ -75,7 +75,7 @@ def write_opensim(result, folder: str | Path) -> tuple[list[Path], list[str]]:
     if dynamics.external is not None and len(dynamics.external.segments):
         source = "the measured force plates" if dynamics is result.dynamics_with_plates else \
             "the contact forces estimated from the motion"
-        table, bodies = loads_table(model.names, motion.times, dynamics.external)
+        table, bodies = loads_table(model.names, motion.times, dynamics.external, dynamics.times)
         written.append(write_table(table, out / f"{name}_grf.mot"))
         written.append(write_text(out / f"{name}_external_loads.xml",
                                   external_loads_xml(bodies, f"{name}_grf.mot")))

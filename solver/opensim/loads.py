@@ -41,17 +41,21 @@ def body_loads(names: tuple[str, ...], external: ExternalForces) -> tuple[list[s
     return [names[k] for k in bodies], force, point, torque
 
 
-def loads_table(names: tuple[str, ...], times: np.ndarray, external: ExternalForces) -> tuple[Table, list[str]]:
-    """The GRF .mot of ``external`` (module docstring; ``names[k]`` names segment ``k``) on ``times`` (frames
-    past the forces' last are zero), and the bodies it loads."""
+def loads_table(names: tuple[str, ...], times: np.ndarray, external: ExternalForces,
+                force_times: np.ndarray | None = None) -> tuple[Table, list[str]]:
+    """The GRF .mot of ``external`` (module docstring; ``names[k]`` names segment ``k``) on ``times``, and the
+    bodies it loads. ``force_times``: the times of the forces' rows (default: the first of ``times``); the
+    other rows are zero."""
     names, force, point, torque = body_loads(names, external)
-    columns, data = ["time"], [np.asarray(times, dtype=float)[:, None]]
+    times = np.asarray(times, dtype=float)
+    rows = np.arange(len(force)) if force_times is None else np.searchsorted(times, np.asarray(force_times) - 1e-9)
+    columns, data = ["time"], [times[:, None]]
     for b, name in enumerate(names):
         for label, values in ((f"{name}_force_v", force), (f"{name}_force_p", point), (f"{name}_torque_", torque)):
-            padded = np.zeros((len(times), 3))
-            padded[:len(values)] = to_opensim(values[:len(times), b])
+            placed = np.zeros((len(times), 3))
+            placed[rows] = to_opensim(values[:, b])
             columns += [f"{label}{axis}" for axis in "xyz"]
-            data.append(padded)
+            data.append(placed)
     return Table(columns=columns, data=np.hstack(data), header={"units": "N, m, N·m; ground axes, Y up"},
                  name="Mocap Dynamics external loads"), names
 

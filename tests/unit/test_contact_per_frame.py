@@ -8,7 +8,7 @@ import pytest
 from scipy.optimize import nnls
 
 from mocap_dynamics.solver.contact import PerFrameOptions, compare_with_plates, estimate_contact
-from mocap_dynamics.solver.contact.per_frame import nnls_gram
+from mocap_dynamics.solver.contact.per_frame import nnls_tikhonov
 from mocap_dynamics.solver.dynamics import inverse_dynamics
 from mocap_dynamics.solver.errors import SolverError
 from tests.unit.test_contact_real import with_plates
@@ -16,20 +16,28 @@ from tests.unit.test_contact_synthetic import landing, model, tilted_plane  # no
 
 
 def test_nnls_matches_scipy():
+    """Six weighted wrench rows and a Tikhonov diagonal, as the per-frame problem, from cold and warm free sets."""
     rng = np.random.default_rng(3)
-    for _ in range(200):
-        rows, columns = rng.integers(3, 10), rng.integers(2, 40)
-        a = np.vstack([rng.normal(size=(rows, columns)), np.sqrt(10 ** rng.uniform(-4, 0)) * np.eye(columns)])
-        b = np.concatenate([rng.normal(size=rows), np.zeros(columns)])
-        expected, _ = nnls(a, b)
-        np.testing.assert_allclose(nnls_gram(a.T @ a, a.T @ b), expected, atol=1e-9 * max(1.0, expected.max()))
+    for case in range(300):
+        columns = rng.integers(2, 60)
+        m = rng.normal(size=(6, columns))
+        penalty = 10 ** rng.uniform(-4, 0, columns)
+        b = rng.normal(size=6)
+        expected, _ = nnls(np.vstack([m, np.diag(np.sqrt(penalty))]), np.concatenate([b, np.zeros(columns)]))
+        passive = rng.random(columns) < (0.5 if case % 2 else 0.0)  # a guessed free set, or none
+        x = np.empty(columns)
+        nnls_tikhonov(m, penalty, b, passive, x)
+        np.testing.assert_allclose(x, expected, atol=1e-9 * max(1.0, expected.max()))
+        np.testing.assert_array_equal(passive, x > 0)
 
 
 @pytest.fixture(scope="module")
 def landed(model):  # noqa: F811
     truth = tilted_plane()
     simulation = landing(model, truth)
-    return simulation, estimate_contact(simulation.motion, forces="per_frame")
+    # the simulator integrates by explicit Euler: its forces are exact with the paper's forward differences
+    return simulation, estimate_contact(dynamics=inverse_dynamics(simulation.motion), forces="per_frame",
+                                        surfaces="plane")
 
 
 def test_a_simulated_landing_is_recovered(landed, model):  # noqa: F811
