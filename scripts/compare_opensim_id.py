@@ -178,6 +178,7 @@ def compare(result, reference, mass: float, ik_file: Path) -> list[dict]:
                 continue
             their_angle = np.interp(result.motion.times, ik.time, ik.column(coordinate))
             row = {"joint": f"{joint}_{side}_{component}", "opensim": coordinate,
+                   "our_cutoff_hz": result.dynamics.options.get("cutoff_hz"),
                    "angle_r": _fit(angles.angle(f"{joint}_{side}", component), their_angle)[0]}
             for key, m in moments.items():
                 theirs = np.interp(m.times, reference.time, reference.column(f"{coordinate}_moment"))
@@ -188,7 +189,10 @@ def compare(result, reference, mass: float, ik_file: Path) -> list[dict]:
 
 
 def print_table(name: str, rows: list[dict], settings: str) -> None:
-    print(f"\n{name} ({settings}): r and RMSE [N·m/kg] against OpenSim ID with the plates")
+    cutoff = rows[0]["our_cutoff_hz"] if rows else None
+    used = "none" if cutoff is None else f"{cutoff:.1f} Hz"
+    print(f"\n{name} ({settings}; our cutoff used: {used}): r and RMSE [N·m/kg] against OpenSim ID with the "
+          "plates")
     print(f"  {'joint':28s} {'angle r':>8s} {'plates r':>9s} {'RMSE':>6s} {'motion r':>9s} {'RMSE':>6s}")
     for row in rows:
         print(f"  {row['joint']:28s} {row['angle_r']:8.3f} {row.get('plates_r', np.nan):9.3f} "
@@ -236,8 +240,8 @@ def main(argv=None) -> int:
         opensim.Logger.setLevelString("error")  # not its missing display meshes
         options = pipeline_options(args)
         root = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="compare_opensim_id_"))
-        settings = (f"ours: cutoff {options.cutoff or 'none'}, contact {options.contact_forces}; "
-                    f"OpenSim: cutoff {args.opensim_cutoff:g} Hz")
+        settings = (f"ours: cutoff {options.cutoff or 'none'}, {options.derivatives} differences, contact "
+                    f"{options.contact_forces}; OpenSim: cutoff {args.opensim_cutoff:g} Hz")
         everything = {}
         for trial in (Path(t).resolve() for t in args.trials):
             rows = compare_trial(trial, options, args.opensim_cutoff, root / trial.stem, write=bool(args.out))
