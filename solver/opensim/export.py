@@ -52,9 +52,9 @@ def write_opensim(result, folder: str | Path) -> tuple[list[Path], list[str]]:
     out.mkdir(parents=True, exist_ok=True)
     name = Path(result.source).stem
     model, motion, dynamics = result.model, result.motion, result.best_dynamics
-    written, notes = [], []
     if model is None:
-        return written, ["opensim files not written: the run stopped before the body model"]
+        return [], ["opensim files not written: the run stopped before the body model"]
+    written, notes = [], []
     written.append(write_osim(model, out / f"{name}.osim"))
     written.append(write_trc(result.trial, out / f"{name}_markers.trc"))
     written.append(write_text(out / f"{name}_ik_setup.xml", _setup("InverseKinematicsTool", {
@@ -62,13 +62,13 @@ def write_opensim(result, folder: str | Path) -> tuple[list[Path], list[str]]:
         "IKTaskSet": _marker_tasks(model), "coordinate_file": "", "time_range": _span(result.trial.times),
         "output_motion_file": f"{name}_opensim_ik.mot", "report_marker_locations": "false"})))
     if motion is None:
-        return written, notes + ["opensim coordinates not written: the run stopped before the reconstruction"]
+        return written, ["opensim coordinates not written: the run stopped before the reconstruction"]
     q = motion.q if dynamics is None else dynamics_coordinates(motion, dynamics)
     names, values = coordinate_values(model, motion.times, q)
     written.append(write_table(Table(columns=("time", *names), data=_columns(motion.times, values), in_degrees=True,
                                      name="Coordinates"), out / f"{name}_coordinates.mot"))
     if dynamics is None:
-        return written, notes + ["opensim moments not written: the run stopped before the dynamics"]
+        return written, ["opensim moments not written: the run stopped before the dynamics"]
     setup = {"name": name, "model_file": f"{name}.osim", "time_range": _span(dynamics.times),
              "external_loads_file": "", "coordinates_file": f"{name}_coordinates.mot",
              "lowpass_cutoff_frequency_for_coordinates": "-1", "output_gen_force_file": f"{name}_opensim_id.sto"}
