@@ -27,7 +27,7 @@ Pearson correlations of the vertical, anteroposterior (direction of travel
 of the root) and mediolateral components; per foot the same (the plates of
 a foot's stances summed as its measured force); the centre-of-pressure
 error [cm] per foot in single support (frames where the plates see one foot
-loaded); contact timing. ``threshold`` defaults to 5 % of body weight, above
+loaded, with at least ``SINGLE_SUPPORT`` of the body weight); contact timing. ``threshold`` defaults to 5 % of body weight, above
 plate noise.
 """
 
@@ -44,6 +44,8 @@ from .result import Contact
 
 #: Default contact threshold, as a fraction of body weight.
 THRESHOLD_BW = 0.05
+#: Single support: the plates see one foot loaded, with at least this fraction of body weight.
+SINGLE_SUPPORT = 0.5
 #: Frames of the estimate and of the trial match if their times differ by less than this fraction of a frame.
 TIME_TOLERANCE = 0.01
 
@@ -264,7 +266,8 @@ def compare_with_plates(contact: Contact, trial: Trial, *, threshold: float | No
         measured_cop = cop_moment / measured_feet[..., 2:3]
         loaded = measured_feet[..., 2] > threshold
     measured_cop[~loaded] = np.nan
-    single = covered[:, None] & loaded & (loaded.sum(1, keepdims=True) == 1)
+    alone = measured_feet[..., 2] > SINGLE_SUPPORT * body_weight
+    single = covered[:, None] & alone & (loaded.sum(1, keepdims=True) == 1)
     travel = contact.dynamics.root_origin[-1, :2] - contact.dynamics.root_origin[0, :2]
     forward = np.r_[travel / np.linalg.norm(travel), 0.0] if np.linalg.norm(travel) > 0.1 else np.array([1.0, 0, 0])
     estimated = contact.surface_force[:, seen].sum(1) if seen else np.zeros((n_frames, 3))

@@ -27,9 +27,9 @@ import numpy as np
 from ..dynamics import Dynamics, inverse_dynamics
 from ..errors import SolverError
 from ..kinematics.motion import Motion
-from .model import ContactConstants, ContactPoints, Surface, point_motion
+from .model import ContactConstants, ContactPoints, Surface, SurfaceArrays, point_motion, point_positions
 from .paper_fit import Bounds, fit_plane_and_springs
-from .per_frame import PerFrameOptions, per_frame_forces
+from .per_frame import PerFrameOptions, activations, per_frame_forces
 from .result import Contact, contact_from_surfaces, foot_segments
 from .support import find_patches
 
@@ -88,7 +88,11 @@ def estimate_contact(motion: Motion | None = None, *, dynamics: Dynamics | None 
                           "pass inverse dynamics computed without external forces")
     model = dynamics.model
     points = ContactPoints.of(model)
-    positions, velocities = point_motion(model, dynamics.q, dynamics.v, points)
+    if forces == "spring":  # the springs need the velocities of (q, v) themselves
+        positions, velocities = point_motion(model, dynamics.q, dynamics.v, points)
+    else:  # a point's rest needs only its speed: differences of its positions
+        positions = point_positions(model, dynamics.q, points)
+        velocities = np.gradient(positions, dynamics.times, axis=0) if len(positions) > 1 else np.zeros_like(positions)
     feet = foot_segments(model)
     on_feet = np.isin(points.segments, feet) if feet else np.ones(len(points.segments), bool)
     if surfaces == "detected":
@@ -97,14 +101,14 @@ def estimate_contact(motion: Motion | None = None, *, dynamics: Dynamics | None 
         found = tuple(p.surface for p in patches)
         location = patches[0].centre[:2] if patches else np.zeros(2)
         return contact_from_surfaces(dynamics, found, "body_mass", model.total_mass, constants, location, None,
-                                     int(np.count_nonzero(on_feet)), by_surface, patches)
+                                     int(np.count_nonzero(on_feet)), by_surface, patches, (positions, velocities))
     best, record, name, scale, anchor = fit_plane_and_springs(dynamics, positions, velocities, on_feet, surfaces,
                                                               normalisation, starts, bounds, torque_weight,
                                                               constants)
     by_surface = None if forces == "spring" else _per_frame_by_surface(dynamics, best, positions, torque_weight,
                                                                        per_frame, constants)
     return contact_from_surfaces(dynamics, best, name, scale, constants, anchor[:2], record,
-                                 int(np.count_nonzero(on_feet)), by_surface)
+                                 int(np.count_nonzero(on_feet)), by_surface, motion=(positions, velocities))
 
 
 def _per_frame_by_surface(dynamics: Dynamics, surfaces: tuple[Surface, ...], positions: np.ndarray,
@@ -131,7 +135,8 @@ def _wrench_left(dynamics: Dynamics, positions: np.ndarray, forces: np.ndarray, 
 def detected_surfaces(dynamics: Dynamics, points: ContactPoints, positions: np.ndarray, velocities: np.ndarray,
                       torque_weight: float, options: PerFrameOptions, constants: ContactConstants):
     """The patches kept (``support.Patch``: the floor, then the raised patches the motion needs; see the
-    module docstring) and their per-frame point forces (S, T, K, 3) [N]."""
+    module docstring) and their per-frame point forces (S, T, K, 3) [N]: the floor's alone, solved again
+    with every kept surface in the frames where a point comes within reach of a raised one."""
     model = dynamics.model
     rate = 1.0 / (dynamics.times[1] - dynamics.times[0]) if len(dynamics.times) > 1 else 1.0
     candidates = find_patches(model, points, dynamics.q, positions, velocities, model.body_com(dynamics.q), rate)
@@ -154,5 +159,10 @@ def detected_surfaces(dynamics: Dynamics, points: ContactPoints, positions: np.n
             left[frames] = after
     if len(kept) == 1:
         return tuple(kept), on_floor
-    return tuple(kept), _per_frame_by_surface(dynamics, tuple(p.surface for p in kept), positions, torque_weight,
-                                              options, constants)
+    surfaces = tuple(p.surface for p in kept)
+    activation, surface, _ = activations(positions, SurfaceArrays(surfaces), constants)
+    near_raised = np.flatnonzero(np.any((surface > 0) & (activation > options.min_activation), axis=1))
+    forces = np.concatenate([on_floor, np.zeros((len(kept) - 1,) + on_floor.shape[1:])])
+    forces[:, near_raised] = _per_frame_by_surface(dynamics, surfaces, positions, torque_weight, options, constants,
+                                                   near_raised)
+    return tuple(kept), forces

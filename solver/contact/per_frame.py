@@ -5,9 +5,9 @@ spring model (eqs. 4-7) makes a point's force a function of the point's
 height and velocity alone; a foot in stance hardly moves, so the spring
 cannot follow the double hump of walking's vertical force nor produce the
 fore-aft force that a static foot transmits (a tangential *damper* pushes
-only a sliding foot). Here the surfaces are still estimated by the paper's
-method (eq. 10), but the forces are then the unknowns of each frame, as in
-Fluit et al. (2014) and Skals et al. (2017):
+only a sliding foot). Here the surfaces are given (found from resting points,
+``support``, or the paper's eq. 10 plane), and the forces are the unknowns of
+each frame, as in Fluit et al. (2014) and Skals et al. (2017):
 
     f_k = W Σ_e c_ke e_ke,   min_{c >= 0}  Σ_i w_i (r_i/W - (A f/W)_i)²  +  λ Σ_k Σ_e c_ke² / h_k      (*)
 
@@ -28,7 +28,10 @@ scaled wrench ``b`` and the diagonal ``D`` of the Tikhonov term,
 ``z = D_P⁻¹ M_Pᵀ y`` with ``(I + M_P D_P⁻¹ M_Pᵀ) y = b``, so an iteration
 costs O(6² |P|) however many points touch. Each frame starts from the edges
 that were free in the frame before (consecutive frames share their contact
-set), and the frames are cut into one chunk per thread (numba).
+set); the frames go in order on one thread (numba), which is fast enough and
+compiles in a fraction of a parallel kernel's time. The activations and the
+cone edges are computed beforehand for all frames at once (numpy), so the
+kernel only assembles and solves.
 
 Choices (each a field of ``PerFrameOptions``): ``friction`` μ = 0.8 (shoe on
 a lab floor; walking needs about 0.2-0.3), ``regularisation`` λ = 1e-3 (a
@@ -45,12 +48,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-from ..dynamics.spatial import add, chunks, cross, dot, row, row2, scale, sub
 from ..errors import SolverError
 from ..kernels import cholesky_factor, cholesky_substitute
-from .model import ContactConstants, SurfaceArrays, active_face, sigmoid
+from .model import ContactConstants, SurfaceArrays
 
 #: An NNLS iteration stops adding a cone edge whose gradient is below this (problems scaled to body weight).
 NNLS_TOLERANCE = 1e-12
@@ -145,87 +147,80 @@ def nnls_tikhonov(columns, penalty, b, passive, x):
         _feasible_free_set(columns, penalty, passive, b, x, scratch, lower, y, z)
 
 
-@njit(cache=True)
-def _cone_edges(normal, friction):
-    """The four edges (4, 3) of the friction pyramid about the unit ``normal`` (a 3-tuple), unit length."""
-    t1 = cross(normal, (1.0, 0.0, 0.0) if abs(normal[0]) < 0.9 else (0.0, 1.0, 0.0))
-    t1 = scale(1.0 / np.sqrt(dot(t1, t1)), t1)
-    t2 = cross(normal, t1)
-    edges = np.empty((4, 3))
-    for e, (tangent, sign) in enumerate(((t1, 1.0), (t1, -1.0), (t2, 1.0), (t2, -1.0))):
-        edge = scale(1.0 / np.sqrt(1.0 + friction ** 2), add(normal, scale(sign * friction, tangent)))
-        edges[e, 0], edges[e, 1], edges[e, 2] = edge[0], edge[1], edge[2]
-    return edges
+def cone_edges(normals: np.ndarray, friction: float) -> np.ndarray:
+    """The four unit edges (F, 4, 3) of the friction pyramid about each unit normal (F, 3)."""
+    reference = np.where((np.abs(normals[:, 0]) < 0.9)[:, None], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0])
+    t1 = np.cross(normals, reference)
+    t1 /= np.linalg.norm(t1, axis=1, keepdims=True)
+    t2 = np.cross(normals, t1)
+    tangents = np.stack([t1, -t1, t2, -t2], axis=1)
+    return (normals[:, None] + friction * tangents) / np.sqrt(1.0 + friction ** 2)
+
+
+def activations(points: np.ndarray, arrays: SurfaceArrays, constants: ContactConstants):
+    """Each point's activation ``h(-G_d d_S)`` (T, K) on the surface that makes it most active (eq. 4's
+    distance sigmoid), that surface (T, K) and the face of it the point is nearest (T, K)."""
+    distance = points @ arrays.normals.T - arrays.offsets  # (T, K, F)
+    by_surface = [distance[..., a:b] for a, b in zip(arrays.first_face[:-1], arrays.first_face[1:])]
+    surface_distance = np.stack([d.max(-1) for d in by_surface], axis=-1)  # (T, K, S)
+    surface = np.argmin(np.nan_to_num(surface_distance, nan=np.inf), axis=-1)
+    face = np.stack([a + d.argmax(-1) for a, d in zip(arrays.first_face[:-1], by_surface)], axis=-1)
+    face = np.take_along_axis(face, surface[..., None], -1)[..., 0]
+    nearest = np.take_along_axis(surface_distance, surface[..., None], -1)[..., 0]
+    return 0.5 * (1.0 + np.tanh(-constants.distance_gain * nearest)), surface, face
 
 
 @njit(cache=True)
-def _solve_chunk(first, last, residual, root_origin, points, normals, offsets, first_face, constants, weight, rows,
-                 friction, regularisation, min_activation, forces, surface_of):
-    """Frames ``first .. last - 1`` in order, each starting from the free edges of the one before."""
-    n_points = points.shape[1]
+def _solve_frames(wrench, arms, activation, face, edges, rows, regularisation, min_activation):
+    """Point forces (T, K, 3) per unit body weight: each frame's (*) on its active points, in order, each
+    frame starting from the free edges of the one before. ``wrench`` (T, 6) root wrench per body weight,
+    ``arms`` (T, K, 3) points relative to the root origin, ``edges`` (F, 4, 3) each face's cone edges."""
+    n_frames, n_points = activation.shape
+    forces = np.full((n_frames, n_points, 3), np.nan)
     was_free = np.zeros((n_points, 4), dtype=np.bool_)
-    activation = np.zeros(n_points)
-    nearest = np.zeros(n_points, dtype=np.int64)
+    active = np.empty(n_points, dtype=np.int64)
     columns = np.empty((6, 4 * n_points))
     penalty = np.empty(4 * n_points)
-    edges = np.empty((n_points, 4, 3))
+    passive = np.empty(4 * n_points, dtype=np.bool_)
+    c = np.empty(4 * n_points)
     b = np.empty(6)
-    for t in range(first, last):
-        if not (np.all(np.isfinite(residual[t])) and np.all(np.isfinite(points[t]))):
-            was_free[:] = False
-            continue
-        forces[t] = 0.0
-        n = 0
-        for k in range(n_points):  # the surface that makes the point most active (eq. 4's distance sigmoid)
-            activation[k] = 0.0
-            for s in range(len(first_face) - 1):
-                f, d = active_face(normals, offsets, first_face[s], first_face[s + 1], row2(points, t, k))
-                h = sigmoid(-constants[0] * d)
-                if h > activation[k]:
-                    activation[k], nearest[k], surface_of[t, k] = h, f, s
-            if activation[k] > min_activation:
-                n += 4
-        if n == 0:
-            was_free[:] = False
-            continue
-        active = np.flatnonzero(activation > min_activation)
-        passive = np.zeros(n, dtype=np.bool_)
-        for m in range(len(active)):  # each edge's root wrench [e; (p - o) × e] (point_force_root_map), weighted
-            k = active[m]
-            edges[m] = _cone_edges(row(normals, nearest[k]), friction)
-            arm = sub(row2(points, t, k), row(root_origin, t))
-            for e in range(4):
-                edge = row2(edges, m, e)
-                moment = cross(arm, edge)
-                for i in range(3):
-                    columns[i, 4 * m + e] = rows[i] * edge[i]
-                    columns[3 + i, 4 * m + e] = rows[3 + i] * moment[i]
-                penalty[4 * m + e] = regularisation / activation[k]
-                passive[4 * m + e] = was_free[k, e]
+    for t in range(n_frames):
+        finite = True
         for i in range(6):
-            b[i] = rows[i] * residual[t, i] / weight
-        c = np.empty(n)
-        nnls_tikhonov(columns[:, :n], penalty[:n], b, passive, c)
-        was_free[:] = False
-        for m in range(len(active)):
+            finite = finite and np.isfinite(wrench[t, i])
+            b[i] = rows[i] * wrench[t, i]
+        n = 0
+        for k in range(n_points):
+            finite = finite and np.isfinite(arms[t, k, 0] + arms[t, k, 1] + arms[t, k, 2])
+            if activation[t, k] > min_activation:
+                active[n // 4] = k
+                n += 4
+        if not finite:
+            was_free[:, :] = False
+            continue
+        for m in range(n // 4):  # each edge's root wrench [e; (p - o) × e] (point_force_root_map), weighted
+            k = active[m]
             for e in range(4):
-                was_free[active[m], e] = passive[4 * m + e]
+                a = 4 * m + e
+                ex, ey, ez = edges[face[t, k], e, 0], edges[face[t, k], e, 1], edges[face[t, k], e, 2]
+                rx, ry, rz = arms[t, k, 0], arms[t, k, 1], arms[t, k, 2]
+                columns[0, a], columns[1, a], columns[2, a] = rows[0] * ex, rows[1] * ey, rows[2] * ez
+                columns[3, a] = rows[3] * (ry * ez - rz * ey)
+                columns[4, a] = rows[4] * (rz * ex - rx * ez)
+                columns[5, a] = rows[5] * (rx * ey - ry * ex)
+                penalty[a] = regularisation / activation[t, k]
+                passive[a] = was_free[k, e]
+        nnls_tikhonov(columns[:, :n], penalty[:n], b, passive[:n], c[:n])
+        was_free[:, :] = False
+        for k in range(n_points):
+            forces[t, k, 0], forces[t, k, 1], forces[t, k, 2] = 0.0, 0.0, 0.0
+        for m in range(n // 4):
+            k = active[m]
+            for e in range(4):
+                was_free[k, e] = passive[4 * m + e]
                 for i in range(3):
-                    forces[t, active[m], i] += weight * c[4 * m + e] * edges[m, e, i]
-
-
-@njit(cache=True, parallel=True)
-def _solve_frames(residual, root_origin, points, normals, offsets, first_face, constants, weight, torque_weight,
-                  friction, regularisation, min_activation, n_chunks):
-    n_frames = points.shape[0]
-    forces = np.full(points.shape, np.nan)
-    surface_of = np.zeros(points.shape[:2], dtype=np.int64)
-    rows = np.array([1.0, 1.0, 1.0, np.sqrt(torque_weight), np.sqrt(torque_weight), np.sqrt(torque_weight)])
-    for c in prange(n_chunks):
-        _solve_chunk(c * n_frames // n_chunks, (c + 1) * n_frames // n_chunks, residual, root_origin, points,
-                     normals, offsets, first_face, constants, weight, rows, friction, regularisation,
-                     min_activation, forces, surface_of)
-    return forces, surface_of
+                    forces[t, k, i] += c[4 * m + e] * edges[face[t, k], e, i]
+    return forces
 
 
 def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.ndarray, surfaces, weight: float,
@@ -238,12 +233,14 @@ def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.n
     if not weight > 0:
         raise SolverError("Per-frame contact forces need a positive body weight", "check the body model's mass")
     arrays = SurfaceArrays(surfaces)
-    points = np.ascontiguousarray(points, dtype=float)
-    forces, surface_of = _solve_frames(
-        np.ascontiguousarray(residual, dtype=float), np.ascontiguousarray(root_origin, dtype=float), points,
-        arrays.normals, arrays.offsets, arrays.first_face, constants.array(), float(weight), float(torque_weight),
-        float(options.friction), float(options.regularisation), float(options.min_activation), chunks(len(points)))
+    points = np.asarray(points, dtype=float)
+    activation, surface, face = activations(points, arrays, constants)
+    rows = np.sqrt(np.array([1.0, 1.0, 1.0, torque_weight, torque_weight, torque_weight], dtype=float))
+    forces = weight * _solve_frames(np.ascontiguousarray(residual, dtype=float) / weight,
+                                    np.ascontiguousarray(points - np.asarray(root_origin)[:, None]),
+                                    np.nan_to_num(activation), face, cone_edges(arrays.normals, options.friction),
+                                    rows, float(options.regularisation), float(options.min_activation))
     by_surface = np.zeros((len(arrays.first_face) - 1,) + points.shape)
-    t, k = np.indices(surface_of.shape)
-    by_surface[surface_of, t, k] = forces
+    t, k = np.indices(surface.shape)
+    by_surface[surface, t, k] = forces
     return by_surface

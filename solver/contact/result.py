@@ -238,13 +238,14 @@ def _explained(with_contact: np.ndarray, without: np.ndarray) -> float:
 
 def contact_from_surfaces(dynamics: Dynamics, surfaces: tuple[Surface, ...], normalisation: str, force_scale: float,
                           constants: ContactConstants, location: np.ndarray, record: Optimisation | None,
-                          supporting_points: int, by_surface: np.ndarray | None = None, patches: tuple = ()
-                          ) -> Contact:
+                          supporting_points: int, by_surface: np.ndarray | None = None, patches: tuple = (),
+                          motion: tuple[np.ndarray, np.ndarray] | None = None) -> Contact:
     """Every output of ``Contact`` for given surfaces (the estimate, or known ones), with the springs' forces
-    (eqs. 4-7) or given point forces per surface ``by_surface`` (S, T, K, 3) [N] (``force_model`` "per_frame")."""
+    (eqs. 4-7) or given point forces per surface ``by_surface`` (S, T, K, 3) [N] (``force_model`` "per_frame").
+    ``motion``: the contact points' positions and velocities (T, K, 3), when already known."""
     model = dynamics.model
     points = ContactPoints.of(model)
-    positions, velocities = point_motion(model, dynamics.q, dynamics.v, points)
+    positions, velocities = motion if motion is not None else point_motion(model, dynamics.q, dynamics.v, points)
     force_model = "spring" if by_surface is None else "per_frame"
     if by_surface is None:
         by_surface = np.stack([force_scale * contact_forces(positions, velocities, (s,), constants)

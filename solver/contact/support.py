@@ -50,7 +50,7 @@ MIN_RESTING = 0.5
 #: A plane is fitted through a cluster's samples within this [m] of its 5th percentile height.
 BAND = 0.03
 #: A plane slopes only along horizontal directions in which its samples spread at least this [m] (RMS).
-SPREAD = 0.15
+SPREAD = 0.25
 #: Horizontal cells [m] for splitting a height cluster into connected groups.
 CELL = 0.1
 #: A raised patch: a slab this thick [m], over its resting samples' rectangle grown by ``MARGIN`` [m].

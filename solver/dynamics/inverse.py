@@ -76,6 +76,7 @@ class ExternalForces:
         for name, value in (("segments", segs), ("points", np.where(missing[..., None], 0.0, pts)),
                             ("forces", np.where(missing[..., None], 0.0, frc)),
                             ("moments", np.where(missing[..., None], 0.0, mom))):
+            value = np.ascontiguousarray(value)  # one layout, so the kernels compile once
             value.setflags(write=False)
             object.__setattr__(self, name, value)
 

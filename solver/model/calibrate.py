@@ -54,8 +54,9 @@ DEFAULT_MASS = 70.0
 ASSUMED_MASS = "assumed (no mass given and no quiet standing on force plates)"
 #: Static and movement lengths may differ by this fraction before the static is rejected.
 LENGTH_TOLERANCE = 0.10
-#: Marker radius plus skin below the lowest foot marker: the sole [m].
-SOLE_BELOW_MARKERS = 0.01
+#: The sole below the lowest foot marker (standing, no static trial to level it) [m]: the marker's radius
+#: (about 7 mm) and the shoe sole or soft tissue under the 5th metatarsal or toe marker (about 2 cm).
+SOLE_BELOW_MARKERS = 0.025
 #: A marker whose RMS distance from its segment's rigid fit exceeds this is reported [m].
 LOOSE_MARKER = 0.02
 _LIMBS = ("upper_arm", "forearm", "thigh", "shank")
