@@ -52,6 +52,7 @@ bench: $(VENV)/.installed $(VENVPEERS)/.installed
 	$(PY) scripts/bench_import.py
 	$(PY) scripts/bench_otm.py
 	$(PY) scripts/bench_lee.py
+	$(PY) scripts/bench_gap_fill.py
 	NUMBA_CACHE_DIR=$(VENVPEERS)/numba-cache $(PYPEERS) scripts/bench_dynamics.py
 	$(PY) scripts/bench_contact.py
 	$(PY) scripts/bench_zerog.py

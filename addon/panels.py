@@ -13,6 +13,7 @@ from .steps import (MOCAP_DYNAMICS_OT_build_armature, MOCAP_DYNAMICS_OT_estimate
                     MOCAP_DYNAMICS_OT_export_results, MOCAP_DYNAMICS_OT_inverse_dynamics, MOCAP_DYNAMICS_OT_reconstruct,
                     MOCAP_DYNAMICS_OT_run_all, MOCAP_DYNAMICS_OT_zero_gravity, active_trial)
 from .importer import MOCAP_DYNAMICS_OT_import_markers
+from .mapping import MOCAP_DYNAMICS_OT_read_marker_labels, MOCAP_DYNAMICS_OT_save_marker_set
 from .render_operator import MOCAP_DYNAMICS_OT_render_overlay
 from .trial_scene import trial_metadata
 
@@ -107,6 +108,54 @@ class MOCAP_DYNAMICS_PT_body_model(_SubStep, bpy.types.Panel):
             box.label(text=line, icon="ERROR")
 
 
+class MOCAP_DYNAMICS_PT_marker_mapping(_Step, bpy.types.Panel):
+    bl_label = "Marker Mapping"
+    bl_parent_id = MOCAP_DYNAMICS_PT_body_model.__name__
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw(self, context):
+        layout = self.layout
+        collection, meta = active_trial(context)
+        if meta is None:
+            layout.label(text="Import a trial first.")
+            return
+        rows = collection.mocap_dynamics_markers
+        if not rows:
+            layout.label(text="Which marker is which landmark, on which segment.")
+            layout.operator(MOCAP_DYNAMICS_OT_read_marker_labels.bl_idname, icon="SORTALPHA")
+            return
+        model = meta.get("model")
+        if model:
+            layout.label(text=f"Model built with: {model['markerset']}")
+        used = sum(1 for r in rows if r.segment or r.landmarks)
+        layout.label(text=f"{len(rows)} markers: {used} used, {len(rows) - used} ignored")
+        layout.template_list("MOCAP_DYNAMICS_UL_markers", "", collection, "mocap_dynamics_markers", collection,
+                             "mocap_dynamics_marker_index", rows=8)
+        if 0 <= collection.mocap_dynamics_marker_index < len(rows):
+            _marker_details(layout.box(), rows[collection.mocap_dynamics_marker_index], model or {})
+        row = layout.row(align=True)
+        row.operator(MOCAP_DYNAMICS_OT_read_marker_labels.bl_idname, text="Read Again", icon="FILE_REFRESH")
+        row.operator(MOCAP_DYNAMICS_OT_save_marker_set.bl_idname, icon="FILE_TICK")
+
+
+def _marker_details(box, row, model: dict) -> None:
+    """The active marker: what it is (editable), what that makes it, and what the current model does with it."""
+    col = box.column(align=True)
+    col.label(text=row.label, icon="EMPTY_AXIS")
+    col.prop(row, "meaning", text="")
+    col.prop(row, "side", text="")
+    col.label(text=f"Segment: {row.segment or 'none'}")
+    col.label(text=f"Landmarks: {row.landmarks or 'none'}")
+    if row.note:
+        col.label(text=row.note, icon="INFO")
+    in_model = model.get("markers", {}).get(row.label)
+    if in_model is not None:
+        col.label(text=f"In the model: {in_model.get('segment', 'landmark only')}"
+                       + (f" ({', '.join(in_model['landmarks'])})" if in_model.get("landmarks") else ""))
+    elif row.label in model.get("ignored_markers", {}):
+        col.label(text=f"Not in the model: {model['ignored_markers'][row.label]}")
+
+
 class MOCAP_DYNAMICS_PT_reconstruct(_SubStep, bpy.types.Panel):
     bl_label = "3. Reconstruct"
 
@@ -124,6 +173,14 @@ class MOCAP_DYNAMICS_PT_reconstruct(_SubStep, bpy.types.Panel):
         box.label(text="Worst markers (median error):")
         for label, error in rec["worst_markers_median_m"].items():
             box.label(text=f"  {label}: {1000 * error:.1f} mm")
+        filled = active_trial(context)[1].get("gap_fill")
+        if filled:
+            box.label(text=f"Gap filling ({filled['options']['method']}): {filled['samples_filled']} samples of "
+                           f"{len(filled['markers'])} markers filled (violet), {filled['gaps_left']} gaps left",
+                      icon="CHECKMARK" if not filled["gaps_left"] else "INFO")
+            for label, entry in sorted(filled["markers"].items(), key=lambda kv: -kv[1]["frames_filled"])[:3]:
+                box.label(text=f"  {label}: " + ", ".join(f"{n} frames by {method}"
+                                                          for method, n in entry["by_method"].items()))
 
 
 class MOCAP_DYNAMICS_PT_dynamics(_SubStep, bpy.types.Panel):
@@ -229,6 +286,7 @@ CLASSES = (
     MOCAP_DYNAMICS_PT_main,
     MOCAP_DYNAMICS_PT_import,
     MOCAP_DYNAMICS_PT_body_model,
+    MOCAP_DYNAMICS_PT_marker_mapping,
     MOCAP_DYNAMICS_PT_reconstruct,
     MOCAP_DYNAMICS_PT_dynamics,
     MOCAP_DYNAMICS_PT_contact,

@@ -7,15 +7,19 @@ stage, and extends the trial's collection with what it produced.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, StringProperty
 
 from ..solver.errors import MocapError
 from ..solver.io import ImportOptions
+from ..solver.kinematics.gap_fill import GapFillOptions
 from ..solver.model import TEMPLATES
 from ..solver.pipeline import STAGES, PipelineOptions
 from ..solver.results import write_results
 from ..solver.zerog import ZeroGravityOptions
+from .mapping import fill_rows
 from .process import process_trial
 from .progress import ProgressReporter
 from .trial_scene import SceneOptions, trial_metadata
@@ -34,6 +38,7 @@ def stored_options(meta: dict, **changes) -> PipelineOptions:
     keep = {k: stored[k] for k in ("grf", "template", "mass", "static", "markerset", "sex", "method", "otm_mode",
                                    "tolerance", "cutoff", "derivatives", "contact_forces", "surfaces")
             if k in stored}
+    keep["gap_fill"] = GapFillOptions(**stored.get("gap_fill", {}))
     return PipelineOptions(import_options=imp, **{**keep, **changes})
 
 
@@ -65,6 +70,13 @@ class _Step:
 
 
 TEMPLATE_ITEMS = [(name, name, template.description) for name, template in TEMPLATES.items()]
+_GAP_FILL = GapFillOptions()
+GAP_FILL_ITEMS = [
+    ("auto", "Auto", "Spline for short gaps, the segment's other markers as a rigid body or PCA for longer ones"),
+    ("spline", "Spline", "A spline through the marker's own samples"),
+    ("rigid", "Rigid Body", "The other markers of the marker's segment, moving as one rigid body"),
+    ("pca", "PCA", "The marker's correlation with all other markers (Gløersen & Federolf 2016)"),
+    ("none", "Off", "Leave gaps as gaps")]
 
 
 class MOCAP_DYNAMICS_OT_build_armature(_Step, bpy.types.Operator):
@@ -80,7 +92,14 @@ class MOCAP_DYNAMICS_OT_build_armature(_Step, bpy.types.Operator):
     static_filepath: StringProperty(name="Static Trial", subtype="FILE_PATH",
                                     description="Optional static trial of the same subject for calibration")
     markerset_filepath: StringProperty(name="Marker Set", subtype="FILE_PATH",
-                                       description="Optional TOML mapping of markers to segments")
+                                       description="Optional marker-set TOML (e.g. saved from Marker Mapping); "
+                                                   "empty: the labels are read by meaning")
+
+    def invoke(self, context, event):
+        stored = (active_trial(context)[1] or {}).get("options", {}).get("markerset")
+        if stored and not self.markerset_filepath:  # e.g. the one Save Marker Set wrote
+            self.markerset_filepath = stored
+        return super().invoke(context, event)
 
     def execute(self, context):
         result = run_step(self, context, "calibrate", template=self.template, mass=self.mass or None, sex=self.sex,
@@ -88,6 +107,9 @@ class MOCAP_DYNAMICS_OT_build_armature(_Step, bpy.types.Operator):
                           markerset=bpy.path.abspath(self.markerset_filepath) or None)
         if result is None:
             return {"CANCELLED"}
+        collection = active_trial(context)[0]
+        if not collection.mocap_dynamics_markers:
+            fill_rows(collection, result.trial.labels, result.trial.metadata.get("point_descriptions"))
         model = result.model
         self.report({"INFO"}, f"{model.metadata['calibration'].template}: {len(model.segments)} segments, "
                               f"{model.total_mass:.1f} kg ({model.mass_source})")
@@ -109,12 +131,29 @@ class MOCAP_DYNAMICS_OT_reconstruct(_Step, bpy.types.Operator):
         ("paper", "Paper (QR)", "Ausejo et al.'s QR solution of the KKT system, as published (slow)")])
     tolerance: FloatProperty(name="Tolerance", default=1e-7, min=1e-12, max=1e-2, precision=9,
                              description="Convergence tolerance on the norm of the joint constraints")
+    gap_fill: EnumProperty(name="Gap Filling", items=GAP_FILL_ITEMS,
+                           description="How missing marker samples are filled before reconstruction; filled "
+                                       "samples show a violet sphere on the marker")
+    max_gap: FloatProperty(name="Longest Gap", default=_GAP_FILL.max_gap_s, min=0.0, soft_max=5.0,
+                           unit="TIME_ABSOLUTE", description="Fill no gap longer than this (0 = no limit)")
+
+    def invoke(self, context, event):
+        stored = active_trial(context)[1].get("options", {}).get("gap_fill", {})
+        self.gap_fill = stored.get("method", _GAP_FILL.method)
+        self.max_gap = stored.get("max_gap_s", _GAP_FILL.max_gap_s)
+        return super().invoke(context, event)
 
     def execute(self, context):
+        stored = stored_options(active_trial(context)[1]).gap_fill
+        gap_fill = replace(stored, method=self.gap_fill, max_gap_s=self.max_gap)
         result = run_step(self, context, "reconstruct", method=self.method, otm_mode=self.mode,
-                          tolerance=self.tolerance)
+                          tolerance=self.tolerance, gap_fill=gap_fill)
         if result is None:
             return {"CANCELLED"}
+        filled = result.gap_fill.summary()
+        if filled["samples_filled"]:
+            self.report({"INFO"}, f"gap filling: {filled['samples_filled']} samples of {len(filled['markers'])} "
+                                  f"markers filled, {filled['gaps_left']} gaps left")
         converged = result.motion.converged
         if not converged.all():
             self.report({"WARNING"}, f"{int((~converged).sum())} frames did not converge (flagged in the report)")
@@ -141,7 +180,7 @@ class MOCAP_DYNAMICS_OT_inverse_dynamics(_Step, bpy.types.Operator):
     per_kg: BoolProperty(name="Per kg Body Mass", description="Show torque and force curves per kg body mass")
 
     def execute(self, context):
-        cutoff = {"auto": "auto", "none": None}.get(self.filter, self.cutoff)
+        cutoff = self.cutoff if self.filter == "fixed" else self.filter
         result = run_step(self, context, "dynamics", SceneOptions(per_kg=self.per_kg), cutoff=cutoff,
                           derivatives=self.derivatives)
         if result is None:

@@ -24,6 +24,7 @@ from .dynamics import SCHEMES
 from .errors import InputError, MocapError
 from .io.atomic import write_text
 from .io.conventions import UNIT_OVERRIDES, UP_AXES
+from .kinematics.gap_fill import CHOICES as GAP_FILL_METHODS
 from .model import TEMPLATES
 from .pipeline import STAGES, PipelineOptions, options_from_dict, options_from_toml, run
 from .report import summary
@@ -49,8 +50,8 @@ def _cutoff(text: str) -> float | str | None:
 
 
 #: Pipeline flags by group: (flag, the ``PipelineOptions`` field it sets (``table.field`` for the nested
-#: ``import`` and ``zero_gravity`` options), argparse keywords, whether its value is a path). Flags that
-#: are not given are absent from the parsed namespace.
+#: ``import``, ``gap_fill`` and ``zero_gravity`` options), argparse keywords, whether its value is a path).
+#: Flags that are not given are absent from the parsed namespace.
 PIPELINE_FLAGS = {
     "pipeline": (
         ("--options", "options", {"metavar": "FILE.toml", "help": "pipeline options from a TOML file (flags "
@@ -79,6 +80,13 @@ PIPELINE_FLAGS = {
         ("--opensim-model", "opensim_model", {"metavar": "FILE.osim", "help": "segment masses, CM and inertia "
                                               "from an OpenSim model where its bodies map onto ours (e.g. an "
                                               "AddBiomechanics-scaled model) instead of the inertia table"}, True),
+    ),
+    "gap filling": (
+        ("--fill", "gap_fill.method", {"choices": GAP_FILL_METHODS, "help": "how marker gaps are filled before "
+                                       "reconstruction (default: auto, spline for short gaps, rigid body or PCA "
+                                       "for longer ones; none: off)"}, False),
+        ("--fill-max-gap", "gap_fill.max_gap_s", {"type": float, "metavar": "S", "help": "fill no gap longer "
+                                                  "than this (default: 0, no limit)"}, False),
     ),
     "reconstruction and dynamics": (
         ("--reconstruct", "method", {"choices": ["otm", "lee"], "help": "OTM (default) or Lee's "

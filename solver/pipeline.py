@@ -2,8 +2,9 @@
 
 Stages run in data-flow order up to ``PipelineOptions.until``; each one is
 timed and reported: ``import`` (markers and force plates) -> ``calibrate``
-(the subject's body model) -> ``reconstruct`` (OTM or Lee) -> ``dynamics`` (joint
-torques and root residuals, with and without the measured plate forces) ->
+(the subject's body model) -> ``reconstruct`` (marker gaps filled first,
+``solver.kinematics.gap_fill``, then OTM or Lee on the filled markers) ->
+``dynamics`` (joint torques and root residuals, with and without the measured plate forces) ->
 ``contact`` (ground contact estimated from the motion alone; measured plates
 are used only to judge it) -> ``zero_gravity`` (a zero-gravity variant: by
 default the captured motion on a free-floating body, or a manoeuvre of the
@@ -31,6 +32,7 @@ from .io import ImportOptions, attach_plates, load_trial, quiet_standing_weight,
 from .io.documents import parse_document
 from .io.trial import Trial
 from .kinematics import Motion, convergence_summary, marker_error_stats, reconstruct
+from .kinematics.gap_fill import GapFill, GapFillOptions, fill_gaps
 from .kinematics.lee import estimate_lee
 from .model import BodyModel, calibrate, with_body_mass
 from .opensim.inertia import apply_opensim_inertia
@@ -41,7 +43,8 @@ Progress = Callable[[float, str], None]
 GRAVITY = 9.81
 STAGES = ("import", "calibrate", "reconstruct", "dynamics", "contact", "zero_gravity")
 #: Options given as tables (TOML) or dotted names: the nested option objects of ``PipelineOptions``.
-NESTED = {"import": ("import_options", ImportOptions), "zero_gravity": ("zero_gravity", ZeroGravityOptions)}
+NESTED = {"import": ("import_options", ImportOptions), "gap_fill": ("gap_fill", GapFillOptions),
+          "zero_gravity": ("zero_gravity", ZeroGravityOptions)}
 
 
 def _no_progress(fraction: float, message: str) -> None:
@@ -58,8 +61,10 @@ class PipelineOptions:
     quiet standing on force plates, else an assumed 70 kg that every report
     flags), ``static`` (a static trial of the same subject; its GRF found the
     same way), ``markerset`` (a TOML mapping for unknown marker sets), ``sex``
-    (de Leva table). Dynamics: ``cutoff`` of the zero-lag low-pass filter before differentiating, in Hz,
-    ``"auto"`` (Winter's residual analysis, per trial) or None (no filter, the paper's); ``derivatives``
+    (de Leva table). ``gap_fill``: how marker gaps are filled before reconstruction (``GapFillOptions``;
+    on by default). Dynamics: ``cutoff`` of the zero-lag low-pass filter before differentiating, in Hz,
+    ``"auto"`` (Winter's residual analysis, per trial) or ``"none"`` (no filter, the paper's; None is
+    taken as "none"); ``derivatives``
     ``"central"`` or ``"forward"`` (the paper's, consistent with Euler integration). Contact:
     ``contact_forces`` ``"per_frame"`` (solved frame by frame within friction cones) or ``"spring"``
     (Brubaker et al.'s eqs. 4-7); ``surfaces`` ``"detected"`` (the floor and raised surfaces found from
@@ -79,10 +84,11 @@ class PipelineOptions:
     static: str | None = None
     markerset: str | None = None
     sex: str = "male"
+    gap_fill: GapFillOptions = GapFillOptions()
     method: str = "otm"
     otm_mode: str = "fast"
     tolerance: float = 1e-7
-    cutoff: float | str | None = "auto"
+    cutoff: float | str = "auto"
     derivatives: str = "central"
     contact_forces: str = "per_frame"
     surfaces: str | None = None
@@ -109,25 +115,30 @@ class PipelineOptions:
                                                                       "per-frame forces on detected surfaces")
         if self.derivatives not in SCHEMES:
             raise InputError(f"Unknown derivatives {self.derivatives!r}", f"use {' or '.join(map(repr, SCHEMES))}")
-        if self.cutoff in ("none", "None"):
-            object.__setattr__(self, "cutoff", None)
+        if self.cutoff is None or self.cutoff == "None":
+            object.__setattr__(self, "cutoff", "none")
         if not isinstance(self.opensim, bool):
             raise InputError(f"Option opensim = {self.opensim!r} is not true or false", "write opensim = true")
         for name, optional in (("mass", True), ("tolerance", False), ("cutoff", True)):
-            if name == "cutoff" and self.cutoff == "auto":
+            if name == "cutoff" and self.cutoff in ("auto", "none"):
                 continue
             value = getattr(self, name)
             if (value is None and not optional) or (value is not None and (
                     isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0)):
                 raise InputError(f"Option {name} = {value!r} is not a positive number", f"give {name} in SI units")
 
+    @property
+    def filter_cutoff(self) -> float | str | None:
+        """``cutoff`` as inverse dynamics takes it (None for no filter)."""
+        return None if self.cutoff == "none" else self.cutoff
+
     def runs(self, stage: str) -> bool:
         return STAGES.index(stage) <= STAGES.index(self.until)
 
 
 def options_from_dict(values: dict, base: PipelineOptions = PipelineOptions()) -> PipelineOptions:
-    """``base`` with the given fields replaced; the tables ``import`` and ``zero_gravity`` set the fields of
-    the nested ``ImportOptions`` and ``ZeroGravityOptions``."""
+    """``base`` with the given fields replaced; the tables ``import``, ``gap_fill`` and ``zero_gravity`` set
+    the fields of the nested ``ImportOptions``, ``GapFillOptions`` and ``ZeroGravityOptions``."""
     values = dict(values)
     tables = {name: values.pop(name, {}) for name in NESTED}
     known = {f.name for f in fields(PipelineOptions)} - {field for field, _ in NESTED.values()}
@@ -149,7 +160,8 @@ def options_from_dict(values: dict, base: PipelineOptions = PipelineOptions()) -
 def options_from_toml(path: str | Path, base: PipelineOptions = PipelineOptions()) -> PipelineOptions:
     """Pipeline options from a TOML file: top-level keys are ``PipelineOptions`` fields
     (e.g. ``until = "dynamics"``, ``mass = 61.5``), an ``[import]`` table holds ``units``, ``up_axis``,
-    ``strip_prefix``, a ``[zero_gravity]`` table ``kind``, ``momentum``, ``angle_deg`` and the rest of
+    ``strip_prefix``, a ``[gap_fill]`` table ``method``, ``max_gap_s`` and the rest of ``GapFillOptions``, a
+    ``[zero_gravity]`` table ``kind``, ``momentum``, ``angle_deg`` and the rest of
     ``ZeroGravityOptions``. Relative paths (``static``, ``markerset``, ``grf``, ``opensim_model``) are taken from
     the file's folder."""
     path = Path(path)
@@ -168,6 +180,7 @@ class PipelineResult:
     options: PipelineOptions
     trial: Trial
     model: BodyModel | None = None
+    gap_fill: GapFill | None = None
     motion: Motion | None = None
     dynamics: Dynamics | None = None
     dynamics_with_plates: Dynamics | None = None
@@ -189,6 +202,8 @@ class PipelineResult:
                   "trial": _trial_report(self.trial)}
         if self.model is not None:
             report["model"] = _model_report(self.model)
+        if self.gap_fill is not None:
+            report["gap_fill"] = self.gap_fill.summary()
         if self.motion is not None:
             report["reconstruction"] = _reconstruction_report(self.motion)
         if self.dynamics is not None:
@@ -257,6 +272,8 @@ def _model_report(model: BodyModel) -> dict:
         "joint_centres": cal.joint_centres,
         "welded": list(cal.welded),
         "initial_marker_rms_m": cal.initial_marker_rms,
+        "markers": cal.markers,
+        "ignored_markers": cal.ignored,
         "notes": list(cal.notes),
         "warnings": list(cal.warnings),
         "inertia_from_opensim_model": model.metadata.get("opensim_inertia"),
@@ -338,7 +355,7 @@ def _mass_from_plates(result: PipelineResult, options: PipelineOptions, progress
         return
     result.model = with_body_mass(result.model, found.mass, found.source)
     result.motion = replace(result.motion, model=result.model)
-    result.dynamics = inverse_dynamics(result.motion, cutoff=options.cutoff, scheme=options.derivatives)
+    result.dynamics = inverse_dynamics(result.motion, cutoff=options.filter_cutoff, scheme=options.derivatives)
     progress(0.5, f"body mass {found.mass:.1f} kg from the force plates")
 
 
@@ -364,13 +381,19 @@ def run(path: str | Path, options: PipelineOptions = PipelineOptions(), progress
         progress(1.0, f"body model: {len(result.model.segments)} segments, {result.model.total_mass:.1f} kg "
                       f"({result.model.mass_source})")
     if options.runs("reconstruct"):
+        t0 = time.perf_counter()
+        result.gap_fill = fill_gaps(trial, options.gap_fill, {s.name: s.markers for s in result.model.segments})
+        timings["gap_fill"] = time.perf_counter() - t0
+        filled = result.gap_fill.summary()
+        progress(1.0, f"gap filling ({options.gap_fill.method}): {filled['samples_filled']} samples in "
+                      f"{filled['gaps_filled']} gaps filled, {filled['gaps_left']} gaps left")
         progress(0.0, f"reconstructing {trial.n_frames} frames ({options.method})")
         t0 = time.perf_counter()
         frames = lambda done, total: progress(done / total, f"frame {done}/{total}")  # noqa: E731
         if options.method == "lee":
-            result.motion = estimate_lee(trial, result.model, progress=frames)
+            result.motion = estimate_lee(result.gap_fill.trial, result.model, progress=frames)
         else:
-            result.motion = reconstruct(trial, result.model, mode=options.otm_mode, tolerance=options.tolerance,
+            result.motion = reconstruct(result.gap_fill.trial, result.model, mode=options.otm_mode, tolerance=options.tolerance,
                                         progress=frames)
         timings["reconstruct"] = time.perf_counter() - t0
         converged = result.motion.converged
@@ -378,12 +401,12 @@ def run(path: str | Path, options: PipelineOptions = PipelineOptions(), progress
     if options.runs("dynamics"):
         progress(0.0, "inverse dynamics")
         t0 = time.perf_counter()
-        result.dynamics = inverse_dynamics(result.motion, cutoff=options.cutoff, scheme=options.derivatives)
+        result.dynamics = inverse_dynamics(result.motion, cutoff=options.filter_cutoff, scheme=options.derivatives)
         if result.model.mass_source.startswith("assumed") and trial.plates:
             _mass_from_plates(result, options, progress)
         measured = plate_forces(trial, result.motion)
         if measured is not None:
-            cutoff = result.dynamics.options.get("cutoff_hz", options.cutoff)  # the same filter as without plates
+            cutoff = result.dynamics.options.get("cutoff_hz", options.filter_cutoff)  # the filter used without
             result.dynamics_with_plates = inverse_dynamics(result.motion, cutoff=cutoff, scheme=options.derivatives,
                                                            external=measured)
         timings["dynamics"] = time.perf_counter() - t0

@@ -33,6 +33,12 @@ def summary(report: dict) -> str:
                 + (f"; the inertia table's: {', '.join(inertia['kept'])}" if inertia["kept"] else "")
                 + (f"; bodies not used: {', '.join(inertia['unused_bodies'])}" if inertia["unused_bodies"] else ""))
         lines += [f"  warning: {w}" for w in model["warnings"]]
+    filled = report.get("gap_fill")
+    if filled:
+        by_method = ", ".join(f"{name} {n}" for name, n in filled["samples_by_method"].items() if n)
+        lines.append(f"  gap filling ({filled['options']['method']}): {filled['samples_filled']} samples of "
+                     f"{len(filled['markers'])} markers filled{f' ({by_method})' if by_method else ''}, "
+                     f"{filled['gaps_left']} gaps left")
     rec = report.get("reconstruction")
     if rec:
         lines.append(f"  reconstruction ({rec['method']}): {rec['frames_converged']}/{rec['frames']} frames converged, "

@@ -4,7 +4,8 @@ Newton's second law for the whole body, ``m (a_CM + g) = F`` (``F`` the plates' 
 centre of mass's acceleration), holds in every frame in which the plates are the body's only support. Its
 least-squares solution for ``m`` is taken over *runs* of such frames, each equation summed over its run
 (impulse and momentum: ``m (Δv_CM + g T) = ∫ F dt``), so that the low-pass filter's rounding of peaks in
-``a_CM`` cancels out of the sums. ``a_CM`` needs no mass: inverse dynamics without external forces gives
+``a_CM`` cancels out of the sums. Only the vertical component is used: it carries the weight, while a
+stance's horizontal impulses nearly cancel and leave the filter's edge effects. ``a_CM`` needs no mass: inverse dynamics without external forces gives
 ``m' (a_CM + g)`` as the root force for any provisional mass ``m'`` with the right mass distribution.
 
 Full support on the plates (``full_support``): the frames a plate comparison covers (every foot that the
@@ -26,7 +27,7 @@ from .result import Contact
 #: Frames with more than this fraction of the body weight on surfaces without plates are not full support.
 ELSEWHERE = 0.02
 #: The shortest run of full support used [s], and the least time in all [s].
-MIN_RUN, MIN_SECONDS = 0.1, 0.5
+MIN_RUN, MIN_SECONDS = 0.05, 0.25
 #: Largest relative RMS residual of the runs' impulse equations for the mass to be trusted.
 MAX_SPREAD = 0.05
 
@@ -49,7 +50,8 @@ class PlateMass:
 def full_support(contact: Contact, comparison: PlateComparison) -> np.ndarray:
     """(T,) True in the frames in which the plates carry the whole body (see the module docstring)."""
     weight = contact.body_weight
-    elsewhere = np.delete(contact.surface_force, list(set(comparison.plate_surfaces)), axis=1)[..., 2].sum(1)
+    plated = [k for k in set(comparison.plate_surfaces) if k < contact.surface_force.shape[1]]
+    elsewhere = np.delete(contact.surface_force, plated, axis=1)[..., 2].sum(1)
     with np.errstate(invalid="ignore"):
         supported = (comparison.measured[:, 2] > ELSEWHERE * weight) | (contact.root_wrench_without[:, 2]
                                                                       > ELSEWHERE * weight)
@@ -65,9 +67,9 @@ def mass_from_plates(contact: Contact, comparison: PlateComparison) -> PlateMass
     seconds = sum(b - a for a, b in support) * dt
     if seconds < MIN_SECONDS:
         return None
-    per_kg = contact.root_wrench_without[:, :3] / contact.model.total_mass  # a_CM + g (g up)
-    impulse = np.array([comparison.measured[a:b].sum(0) * dt for a, b in support])
-    momentum = np.array([per_kg[a:b].sum(0) * dt for a, b in support])
+    per_kg = contact.root_wrench_without[:, 2] / contact.model.total_mass  # vertical a_CM + g
+    impulse = np.array([comparison.measured[a:b, 2].sum() * dt for a, b in support])
+    momentum = np.array([per_kg[a:b].sum() * dt for a, b in support])
     mass = float(np.sum(impulse * momentum) / np.sum(momentum * momentum))
     spread = float(np.sqrt(np.sum((impulse - mass * momentum) ** 2) / np.sum(impulse ** 2)))
     if not (mass > 0 and spread <= MAX_SPREAD):

@@ -167,7 +167,8 @@ class Contact:
 
     def summary(self) -> dict:
         """Key figures, JSON-ready."""
-        out = {"forces": self.force_model, "surfaces_from": "resting points" if self.patches else "eq. 10 plane",
+        out = {"forces": self.force_model,
+               "surfaces_from": "eq. 10 plane" if self.optimisation is not None else "resting points",
                "warnings": list(self.warnings), "surfaces": [self.surface_summary(j) for j in
                                                               range(len(self.surfaces))],
                "explained_force": self.explained_force, "explained_torque": self.explained_torque}

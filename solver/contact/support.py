@@ -5,9 +5,11 @@ body point that carries load does not move: so a cluster of contact points resti
 candidate surface. Here, on a whole trial:
 
 1. *Resting samples*: a contact point (``ContactPoints``: the paper's rings and soles, and the seat points
-   of ``model.contact_points``) is resting in a frame when it moves slower than ``REST_SPEED``, faces down
-   (its outward direction from its segment's axis points below ``FACING_DOWN``) and stays so for at least
-   ``REST_TIME`` (the bottom of a squat is not a seat).
+   of ``model.contact_points``) is resting in a frame when it moves slower than ``REST_SPEED`` or, when
+   the body travels fast, than ``REST_FRACTION`` of the centre of mass's horizontal speed (a sprinter's
+   foot rolls and its markers shake at a good fraction of a metre per second, against 9 m/s of the body),
+   faces down (its outward direction from its segment's axis points below ``FACING_DOWN``) and stays so for
+   at least ``REST_TIME`` (a running stance lasts a tenth of a second).
 2. *Heights*: resting heights sorted and split where consecutive ones are more than ``HEIGHT_GAP`` apart;
    a cluster resting less than ``MIN_RESTING`` point-seconds is noise.
    The lowest cluster is the floor, wherever on it the subject stood; each cluster above it is split into
@@ -39,14 +41,16 @@ from .model import ContactPoints, Plane, Surface
 
 #: A contact point rests below this speed [m/s] ...
 REST_SPEED = 0.2
+#: ... or than this fraction of the centre of mass's horizontal speed ...
+REST_FRACTION = 0.1
 #: ... facing down: its outward direction's vertical component below this ...
 FACING_DOWN = -0.5
 #: ... for at least this long [s].
-REST_TIME = 0.15
+REST_TIME = 0.06
 #: Resting heights farther apart than this [m] belong to different surfaces.
 HEIGHT_GAP = 0.04
 #: A surface needs at least this many point-seconds of resting.
-MIN_RESTING = 0.5
+MIN_RESTING = 0.2
 #: A plane is fitted through a cluster's samples within this [m] of its 5th percentile height.
 BAND = 0.03
 #: A plane slopes only along horizontal directions in which its samples spread at least this [m] (RMS).
@@ -101,12 +105,15 @@ def outward_directions(model, points: ContactPoints) -> np.ndarray:
 
 
 def resting_mask(model, points: ContactPoints, q: np.ndarray, positions: np.ndarray, velocities: np.ndarray,
-                 rate: float) -> np.ndarray:
+                 centre_of_mass: np.ndarray, rate: float) -> np.ndarray:
     """(T, K) True where a contact point rests (module docstring, step 1)."""
+    travel = np.linalg.norm(np.gradient(centre_of_mass[:, :2], 1.0 / rate, axis=0), axis=1) \
+        if len(q) > 1 else np.zeros(len(q))
+    threshold = np.maximum(REST_SPEED, REST_FRACTION * np.nan_to_num(travel))[:, None]
     rotations, _ = model.forward_kinematics(q)
     down = np.einsum("tkj,kj->tk", rotations[:, points.segments, 2], outward_directions(model, points))
     with np.errstate(invalid="ignore"):
-        still = (np.linalg.norm(velocities, axis=-1) < REST_SPEED) & (down < FACING_DOWN)
+        still = (np.linalg.norm(velocities, axis=-1) < threshold) & (down < FACING_DOWN)
     return _sustained(still, max(1, int(round(REST_TIME * rate))))
 
 
@@ -175,7 +182,7 @@ def slab(top: Plane, samples: np.ndarray) -> tuple[Surface, np.ndarray]:
 def find_patches(model, points: ContactPoints, q: np.ndarray, positions: np.ndarray, velocities: np.ndarray,
                  centre_of_mass: np.ndarray, rate: float) -> list[Patch]:
     """Candidate support surfaces (module docstring), the floor first; empty when nothing rests."""
-    resting = resting_mask(model, points, q, positions, velocities, rate)
+    resting = resting_mask(model, points, q, positions, velocities, centre_of_mass, rate)
     names = np.array([model.segments[i].name for i in points.segments])
     return patches_of(resting, positions, names, centre_of_mass, rate)
 

@@ -112,7 +112,8 @@ def dynamics_coordinates(motion: Motion, dynamics: Dynamics) -> np.ndarray:
     filtered at its cutoff when it had one (``Dynamics.options``); a ``SolverError`` if they are not the
     coordinates of its frames."""
     cutoff = dynamics.options.get("cutoff_hz")
-    q = motion.q if cutoff is None else butterworth(motion.model, motion.times, motion.q, cutoff)
+    filtered = isinstance(cutoff, (int, float)) and not isinstance(cutoff, bool)
+    q = butterworth(motion.model, motion.times, motion.q, cutoff) if filtered else motion.q
     frames = np.clip(np.searchsorted(motion.times, dynamics.times - 1e-9), 0, len(q) - 1)
     _, ours = motion.model.forward_kinematics(q[frames])
     _, theirs = motion.model.forward_kinematics(dynamics.q)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
 import json
 import subprocess
 import sys
@@ -59,8 +61,12 @@ def test_bad_input_exits_2_with_one_line_and_writes_nothing(shared_data, tmp_pat
     assert sorted(p.name for p in tmp_path.iterdir()) == ["broken.c3d"], "no output written"
 
 
-def test_unknown_marker_set_says_what_to_do(shared_data, tmp_path):
-    run = cli(shared_data / "sprint_forceplates_JA1Gait35.c3d", "--out", tmp_path / "x.blend")
+def test_markers_that_cannot_form_a_body_say_what_to_do(solver, shared_data, tmp_path):
+    cmu = solver.io.load_trial(shared_data / "cmu_dribble_shoot_basketball.c3d")
+    keep = [i for i, label in enumerate(cmu.labels) if label.endswith("WT")]
+    four = dataclasses.replace(cmu, labels=tuple(cmu.labels[i] for i in keep), markers=cmu.markers[:, keep])
+    path = importlib.import_module(f"{solver.__name__}.io.trc").write_trc(four, tmp_path / "four.trc")
+    run = cli(path, "--out", tmp_path / "x.blend")
     assert run.returncode == 2
-    assert "marker set" in run.stderr.lower() and "toml" in run.stderr.lower(), run.stderr
+    assert "cannot form a body" in run.stderr and "toml" in run.stderr.lower(), run.stderr
     assert not (tmp_path / "x.blend").exists()

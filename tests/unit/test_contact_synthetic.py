@@ -220,7 +220,8 @@ def test_normalisation_in_newtons(model):
     truth = tilted_plane(Material(6.0 * 70, 4.0 * 70, 3.0 * 70))
     simulation = landing(model, truth, duration=0.6, normalisation="none")
     assert simulation.force_scale == 1.0
-    contact = estimate_contact(simulation.motion, forces="spring", normalisation="none", starts=[Material(350.0, 350.0, 350.0)],
+    starts = [Material(350.0, 350.0, 350.0), Material(150.0, 150.0, 150.0)]  # N/m and N·s/m: poorly scaled
+    contact = estimate_contact(simulation.motion, forces="spring", normalisation="none", starts=starts,
                                bounds=Bounds((50.0, 1500.0), (5.0, 1500.0), (5.0, 1500.0)))
     assert contact.force_scale == 1.0 and contact.normalisation == "none"
     assert_recovered(contact.surfaces[0], truth, contact.location)
