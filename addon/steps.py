@@ -274,12 +274,16 @@ class MOCAP_DYNAMICS_OT_run_all(_Step, bpy.types.Operator):
 
 
 class MOCAP_DYNAMICS_OT_export_results(_Step, bpy.types.Operator):
-    """Write angles (.mot), torques and residuals (.sto), estimated GRF (.mot), CSV and plots of the active trial"""
+    """Write angles (.mot), torques and residuals (.sto), estimated GRF (.mot), CSV and plots of the active trial,
+    and optionally the OpenSim model, coordinates, loads and moments"""
 
     bl_idname = "mocap_dynamics.export_results"
     bl_label = "Export Results"
 
     directory: StringProperty(name="Folder", subtype="DIR_PATH")
+    opensim: BoolProperty(name="OpenSim Files", default=False,
+                          description="Also write opensim/: the subject's model (.osim), the motion as its "
+                                      "coordinates, the external loads and our moments, for OpenSim's tools")
 
     def invoke(self, context, event):
         context.window_manager.fileselect_add(self)
@@ -296,7 +300,7 @@ class MOCAP_DYNAMICS_OT_export_results(_Step, bpy.types.Operator):
         if result is None:
             return {"CANCELLED"}
         try:
-            written, notes = write_results(result, bpy.path.abspath(self.directory))
+            written, notes = write_results(result, bpy.path.abspath(self.directory), opensim=self.opensim)
         except MocapError as error:
             self.report({"ERROR"}, error.one_line())
             return {"CANCELLED"}

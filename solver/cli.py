@@ -79,6 +79,9 @@ PIPELINE_FLAGS = {
                                                                       "the labels match no known set)"}, True),
         ("--sex", "sex", {"choices": ["male", "female"], "help": f"de Leva inertia table (default: "
                                                                  f"{_DEFAULT.sex})"}, False),
+        ("--opensim-model", "opensim_model", {"metavar": "FILE.osim", "help": "segment masses, CM and inertia "
+                                              "from an OpenSim model where its bodies map onto ours (e.g. an "
+                                              "AddBiomechanics-scaled model) instead of the inertia table"}, True),
     ),
     "gap filling": (
         ("--fill", "gap_fill.method", {"choices": GAP_FILL_METHODS, "help": "how marker gaps are filled before "
@@ -107,6 +110,11 @@ PIPELINE_FLAGS = {
         ("--surfaces", "surfaces", {"choices": list(SURFACE_MODELS), "help": "contact surfaces found from resting "
                                     "points: the floor, boxes, seats (detected; the default with per-frame "
                                     "forces) or the paper's one plane (plane; the default with springs)"}, False),
+    ),
+    "outputs": (
+        ("--opensim", "opensim", {"action": "store_true", "help": "also write OUT/opensim/: the model (.osim), "
+                                                                 "coordinates, external loads and moments as "
+                                                                 "OpenSim files"}, False),
     ),
     "zero gravity": (
         ("--zero-gravity", "zero_gravity.kind", {"choices": ZERO_GRAVITY_KINDS, "help": "the zero-gravity variant "
@@ -163,6 +171,8 @@ def pipeline_argv(args: argparse.Namespace) -> list[str]:
         value = given[dest]
         if keywords.get("action") == "store_false":
             argv += [] if value else [flag]
+        elif keywords.get("action") == "store_true":
+            argv += [flag] if value else []
         else:
             argv += [flag, str(Path(value).resolve()) if is_path and value not in ("auto", DISCOVER) else str(value)]
     return argv

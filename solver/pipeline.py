@@ -37,6 +37,7 @@ from .kinematics.lee import estimate_lee
 from .model import BodyModel, calibrate, with_body_mass
 from .model.discovery import Discovery, discover_markerset
 from .model.markersets import normalize
+from .opensim.inertia import apply_opensim_inertia
 from .zerog import ZeroGravity, ZeroGravityOptions, zero_gravity_variant
 
 Progress = Callable[[float, str], None]
@@ -75,6 +76,9 @@ class PipelineOptions:
     resting points) or ``"plane"`` (the paper's eq. 10), None for the force model's own (detected for
     per-frame forces, the plane for springs). The defaults are the combination validated against force
     plates (README). ``zero_gravity``: which zero-gravity variant the last stage simulates.
+    ``opensim``: the results also include the OpenSim model, coordinates, loads and moments
+    (``solver.opensim.export``). ``opensim_model``: an OpenSim model (.osim) whose segment masses, CM and
+    inertia replace the inertia table's where its bodies map onto ours (``solver.opensim.inertia``).
     """
 
     import_options: ImportOptions = ImportOptions()
@@ -94,6 +98,8 @@ class PipelineOptions:
     contact_forces: str = "per_frame"
     surfaces: str | None = None
     zero_gravity: ZeroGravityOptions = ZeroGravityOptions()
+    opensim: bool = False
+    opensim_model: str | None = None
 
     def __post_init__(self):
         if self.until not in STAGES:
@@ -116,6 +122,8 @@ class PipelineOptions:
             raise InputError(f"Unknown derivatives {self.derivatives!r}", f"use {' or '.join(map(repr, SCHEMES))}")
         if self.cutoff is None or self.cutoff == "None":
             object.__setattr__(self, "cutoff", "none")
+        if not isinstance(self.opensim, bool):
+            raise InputError(f"Option opensim = {self.opensim!r} is not true or false", "write opensim = true")
         for name, optional in (("mass", True), ("tolerance", False), ("cutoff", True)):
             if name == "cutoff" and self.cutoff in ("auto", "none"):
                 continue
@@ -159,10 +167,11 @@ def options_from_toml(path: str | Path, base: PipelineOptions = PipelineOptions(
     (e.g. ``until = "dynamics"``, ``mass = 61.5``), an ``[import]`` table holds ``units``, ``up_axis``,
     ``strip_prefix``, a ``[gap_fill]`` table ``method``, ``max_gap_s`` and the rest of ``GapFillOptions``, a
     ``[zero_gravity]`` table ``kind``, ``momentum``, ``angle_deg`` and the rest of
-    ``ZeroGravityOptions``. Relative paths (``static``, ``markerset``, ``grf``) are taken from the file's folder."""
+    ``ZeroGravityOptions``. Relative paths (``static``, ``markerset``, ``grf``, ``opensim_model``) are taken from
+    the file's folder."""
     path = Path(path)
     values = parse_document(path, tomllib.loads, "Options file", "TOML", "fix the file")
-    for key in ("static", "markerset", "grf"):
+    for key in ("static", "markerset", "grf", "opensim_model"):
         if (isinstance(values.get(key), str) and values[key] not in ("auto", DISCOVER)
                 and not Path(values[key]).is_absolute()):
             values[key] = str(path.parent / values[key])
@@ -276,6 +285,7 @@ def _model_report(model: BodyModel) -> dict:
         "ignored_markers": cal.ignored,
         "notes": list(cal.notes),
         "warnings": list(cal.warnings),
+        "inertia_from_opensim_model": model.metadata.get("opensim_inertia"),
     }
 
 
@@ -415,6 +425,8 @@ def run(path: str | Path, options: PipelineOptions = PipelineOptions(), progress
         t0 = time.perf_counter()
         static = _read(options.static, options, "auto") if options.static else None
         result.model, result.discovery = _calibrated(trial, static, options, progress)
+        if options.opensim_model:
+            result.model = apply_opensim_inertia(result.model, options.opensim_model)
         timings["calibrate"] = time.perf_counter() - t0
         progress(1.0, f"body model: {len(result.model.segments)} segments, {result.model.total_mass:.1f} kg "
                       f"({result.model.mass_source})")

@@ -30,6 +30,13 @@ def summary(report: dict) -> str:
                   f"{model['mass_kg']:.1f} kg ({model['mass_source']})",
                   f"  least rigid marker cluster: {worst[0]} {1000 * worst[1]:.1f} mm RMS; "
                   f"initial pose marker RMS {1000 * model['initial_marker_rms_m']:.1f} mm"]
+        inertia = model.get("inertia_from_opensim_model")
+        if inertia:
+            lines.append(f"  inertia from {inertia['file']}: " + "; ".join(
+                f"{segment} <- {'+'.join(bodies)}" for segment, bodies in inertia["mapped"].items())
+                + "".join(f"; {segment} scaled to {body}'s mass" for segment, body in inertia["scaled"].items())
+                + (f"; the inertia table's: {', '.join(inertia['kept'])}" if inertia["kept"] else "")
+                + (f"; bodies not used: {', '.join(inertia['unused_bodies'])}" if inertia["unused_bodies"] else ""))
         lines += [f"  warning: {w}" for w in model["warnings"]]
     filled = report.get("gap_fill")
     if filled:
