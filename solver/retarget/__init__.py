@@ -6,18 +6,18 @@
 - ``alignment``: rest-pose alignment (facing, swing, thumb twist) in world space.
 - ``events``: stance phases, heel strikes and toe offs from the contact estimate (``foot_contacts``).
 - ``ik``: analytic two-bone IK; ``foot_lock``: planted feet with smooth blends and hip drop.
-- ``transfer``: ``retarget`` puts it together -> ``Retargeted``.
-- ``follow``: where the force and torque visuals go on the character.
+- ``transfer``: ``retarget`` puts it together -> ``Retargeted``; ``follow_offset`` places the visuals.
+- ``channels``: a pose bone's rotation channels in its own rotation mode.
 """
 
 from .bone_names import FAMILIES, REQUIRED, ROLES, Mapping, classify, detect_mapping
 from .events import FootContacts, FootEvent, foot_contacts
 from .presets import read_preset, write_preset
 from .skeleton import Skeleton
-from .transfer import Retargeted, RetargetOptions, SourceMotion, StanceSlide, retarget
+from .transfer import Retargeted, RetargetOptions, SourceMotion, StanceSlide, follow_offset, retarget
 
 __all__ = [
     "FAMILIES", "REQUIRED", "ROLES", "FootContacts", "FootEvent", "Mapping", "RetargetOptions", "Retargeted",
-    "Skeleton", "SourceMotion", "StanceSlide", "classify", "detect_mapping", "foot_contacts", "read_preset",
-    "retarget", "write_preset",
+    "Skeleton", "SourceMotion", "StanceSlide", "classify", "detect_mapping", "follow_offset", "foot_contacts",
+    "read_preset", "retarget", "write_preset",
 ]

@@ -55,7 +55,8 @@ class Leg:
     """A leg of the character: the bones that turn as thigh, shank and foot (the first of each is where the
     hip, knee and ankle are) and its toe bones; ``pole`` the knee's forward direction in the first thigh bone's
     frame; ``ball`` and ``heel`` the ball (the foot bone's tail) and the heel point (behind the ankle, at the
-    ball's height) in the first foot bone's frame [m]; ``floor`` the height of the sole at rest [m]."""
+    ball's height) in the first foot bone's frame [m]; ``floor`` the height of the sole at rest [m];
+    ``lengths`` hip-knee and knee-ankle [m]."""
 
     thigh: tuple[int, ...]
     shank: tuple[int, ...]
@@ -65,6 +66,7 @@ class Leg:
     ball: np.ndarray
     heel: np.ndarray
     floor: float
+    lengths: tuple[float, float]
 
 
 def _smoothstep(x: np.ndarray) -> np.ndarray:
@@ -148,40 +150,44 @@ def plan_leg(rotations: np.ndarray, heads: np.ndarray, leg: Leg, planted: np.nda
     return Plan(leg, weight, goal, pivot_local, pivot, toes)
 
 
+def turn_leg(rotations: np.ndarray, heads: np.ndarray, leg: Leg, goal: np.ndarray,
+             reach: float = 0.999) -> np.ndarray:
+    """World rotations ``(T, B, 3, 3)`` with the leg's thigh and shank bones turned (two-bone IK, the knee
+    towards the thigh's forward direction) so that the ankle reaches ``goal`` ``(T, 3)``; ``heads`` are the
+    bones' world positions before, on the same frames."""
+    out = rotations.copy()
+    hip, knee, ankle = heads[:, leg.thigh[0]], heads[:, leg.shank[0]], heads[:, leg.foot[0]]
+    pole = np.einsum("tij,j->ti", rotations[:, leg.thigh[0]], leg.pole)
+    new_knee, new_ankle = two_bone_ik(hip, goal, *leg.lengths, pole, reach)
+    turn_thigh = swing(knee - hip, new_knee - hip)
+    turn_shank = swing(np.einsum("tij,tj->ti", turn_thigh, ankle - knee), new_ankle - new_knee) @ turn_thigh
+    for bones, turn in ((leg.thigh, turn_thigh), (leg.shank, turn_shank)):
+        for b in bones:
+            out[:, b] = turn @ rotations[:, b]
+    return out
+
+
 def lock_feet(rotations: np.ndarray, heads: np.ndarray, legs: list[Leg], stance: np.ndarray, blend: int,
               reach: float = 0.999) -> tuple[np.ndarray, np.ndarray, list[Plan]]:
     """World rotations ``(T, B, 3, 3)`` with each leg's feet planted during ``stance`` ``(T, len(legs))``, the
     drop of the hips (T,) [m] it needs, and each leg's plan; ``heads`` ``(T, B, 3)`` are the bones' world
     positions before."""
     out = rotations.copy()
-    plans = [plan_leg(rotations, heads, leg, planted, blend) for leg, planted in zip(legs, stance.T)]
-    needed = np.zeros(len(heads))
-    lengths = {}
-    for plan in plans:
-        if plan is None:
-            continue
-        leg, on = plan.leg, plan.weight > 0
-        hip, knee, ankle = heads[0, leg.thigh[0]], heads[0, leg.shank[0]], heads[0, leg.foot[0]]
-        lengths[id(plan)] = np.linalg.norm(knee - hip), np.linalg.norm(ankle - knee)
-        needed[on] = np.maximum(needed[on], _drop_to_reach(heads[on, leg.thigh[0]], plan.goal[on],
-                                                           reach * sum(lengths[id(plan)])))
-    if not lengths:
+    plans = [p for p in (plan_leg(rotations, heads, leg, planted, blend) for leg, planted in zip(legs, stance.T))
+             if p is not None]
+    if not plans:
         return out, np.zeros(len(heads)), []
+    needed = np.zeros(len(heads))
+    for plan in plans:
+        on = plan.weight > 0
+        needed[on] = np.maximum(needed[on], _drop_to_reach(heads[on, plan.leg.thigh[0]], plan.goal[on],
+                                                           reach * sum(plan.leg.lengths)))
     width = 2 * blend + 1
-    cap = MAX_DROP_FRACTION * np.mean([sum(pair) for pair in lengths.values()])
+    cap = MAX_DROP_FRACTION * np.mean([sum(plan.leg.lengths) for plan in plans])
     drop = np.minimum(uniform_filter1d(maximum_filter1d(needed, width, mode="nearest"), width, mode="nearest"), cap)
-    for plan in (p for p in plans if p is not None):
-        leg, on = plan.leg, plan.weight > 0
-        lowered = heads[on] - drop[on, None, None] * UP
-        hip, knee, ankle = lowered[:, leg.thigh[0]], lowered[:, leg.shank[0]], lowered[:, leg.foot[0]]
-        pole = np.einsum("tij,j->ti", rotations[on, leg.thigh[0]], leg.pole)
-        l1, l2 = lengths[id(plan)]
-        new_knee, new_ankle = two_bone_ik(hip, plan.goal[on], l1, l2, pole, reach)
-        turn_thigh = swing(knee - hip, new_knee - hip)
-        turn_shank = swing(np.einsum("tij,tj->ti", turn_thigh, ankle - knee), new_ankle - new_knee) @ turn_thigh
-        for bones, turn in ((leg.thigh, turn_thigh), (leg.shank, turn_shank)):
-            for b in bones:
-                out[on, b] = turn @ rotations[on, b]
+    for plan in plans:
+        on = plan.weight > 0
+        out[on] = turn_leg(out[on], heads[on] - drop[on, None, None] * UP, plan.leg, plan.goal[on], reach)
         for t, rotation in plan.toes.items():
             out[:, t] = rotation
-    return out, drop, [p for p in plans if p is not None]
+    return out, drop, plans

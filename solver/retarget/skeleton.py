@@ -132,15 +132,28 @@ class Skeleton:
             pose[:, b] = local[:, b] if p < 0 else pose[:, p] @ local[:, b]
         return pose
 
-    def basis(self, pose: np.ndarray, parent_pose: np.ndarray | None = None) -> np.ndarray:
-        """Basis transforms ``(T, B, 4, 4)`` that give the rigid ``pose``; each bone's parent is taken at
-        ``parent_pose`` (default: ``pose`` itself; rigid, see ``rigid_part``) — e.g. the parents as Blender
-        evaluated them under constraints."""
+    def basis(self, pose: np.ndarray, parent_pose: np.ndarray | None = None, bones=None) -> np.ndarray:
+        """Basis transforms ``(T, N, 4, 4)`` of ``bones`` (default all) that give the rigid ``pose``
+        ``(T, B, 4, 4)``; each bone's parent is taken at ``parent_pose`` (default: ``pose`` itself; rigid, see
+        ``rigid_part``) — e.g. the parents as Blender evaluated them under constraints."""
+        bones = np.arange(len(self.names)) if bones is None else np.asarray(bones, dtype=int)
         parent_pose = pose if parent_pose is None else parent_pose
-        has = self.parents >= 0
-        frame = np.broadcast_to(self.rest_relative, pose.shape).copy()
-        frame[:, has] = parent_pose[:, self.parents[has]] @ self.rest_relative[has]
-        return rigid_inverse(frame) @ pose
+        parents = self.parents[bones]
+        has = parents >= 0
+        frame = np.broadcast_to(self.rest_relative[bones], (len(pose), len(bones), 4, 4)).copy()
+        frame[:, has] = parent_pose[:, parents[has]] @ self.rest_relative[bones[has]]
+        return rigid_inverse(frame) @ pose[:, bones]
+
+    def subset(self, names) -> "Skeleton":
+        """The skeleton of the bones ``names`` (each with its parent, if it has one), in this one's order."""
+        keep = [i for i, n in enumerate(self.names) if n in set(names)]
+        new = {old: k for k, old in enumerate(keep)}
+        orphans = [self.names[i] for i in keep if self.parents[i] >= 0 and self.parents[i] not in new]
+        if orphans:
+            raise SolverError(f"A part of a skeleton needs the parents of {', '.join(orphans)}", "include them")
+        return Skeleton(tuple(self.names[i] for i in keep),
+                        np.array([new.get(int(self.parents[i]), -1) for i in keep], dtype=int), self.rest[keep],
+                        self.lengths[keep], self.matrix_world)
 
     def rest_world(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """World rest rotations (B, 3, 3), heads (B, 3) and tails (B, 3)."""

@@ -11,8 +11,13 @@
    horizontally from where the character stands, vertically about its
    standing hip height, ``c_t(f) = c_t0 + k (c_s(f) - c_s(ref))`` (the
    reference is the first frame horizontally and the rest pose vertically).
-3. With the contact estimate's stances, the feet are pinned (``foot_lock``).
-4. The world pose becomes Blender's basis transforms (``Skeleton.basis``).
+3. The legs reach where the subject's ankles are relative to its hips, scaled
+   by ``k`` (two-bone IK, ``foot_lock.turn_leg``): strides scale with the
+   legs even where the character's thigh-to-shank proportions differ from the
+   subject's (optional: ``scaled_feet``; off, the legs copy the joint
+   rotations as the rest of the body does).
+4. With the contact estimate's stances, the feet are pinned (``foot_lock``).
+5. The world pose becomes Blender's basis transforms (``Skeleton.basis``).
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from ..errors import SolverError
 from .alignment import UP, facing, group_offset, turn_about_up
 from .bone_names import FALLBACK, SIDES, Mapping, classify, thumb_of
 from ..contact.compare import runs
-from .foot_lock import Leg, Plan, lock_feet
+from .foot_lock import Leg, Plan, lock_feet, turn_leg
 from .skeleton import Skeleton
 
 #: Where a character's heel is (it has no heel bone): behind the ankle by this fraction of the ankle-to-ball
@@ -46,10 +51,12 @@ class SourceMotion:
 
 @dataclass(frozen=True)
 class RetargetOptions:
-    """``foot_lock``: pin the feet during stances; ``blend_s`` [s]: how long a foot blends to and from its pin."""
+    """``foot_lock``: pin the feet during stances; ``blend_s`` [s]: how long a foot blends to and from its pin;
+    ``scaled_feet``: the legs reach where the subject's feet are, scaled (else they copy its joint rotations)."""
 
     foot_lock: bool = True
     blend_s: float = 0.1
+    scaled_feet: bool = True
 
 
 @dataclass(frozen=True)
@@ -69,16 +76,18 @@ class StanceSlide:
 
 @dataclass(frozen=True)
 class Retargeted:
-    """The character's motion: pose matrices and basis transforms ``(T, B, 4, 4)`` (armature space) of every
-    bone, ``root`` the bone keyed with a location, ``keyed`` the bones keyed with a rotation (the mapped ones and
-    their ancestors), ``scale`` the leg-length ratio, ``hip_drop`` (T,) [m] the lowering of the hips that keeps
-    the feet planted, per-stance ``slides``."""
+    """The character's motion on ``skeleton``, the part of its armature that moves (mapped bones, their
+    ancestors, thumbs and toes): pose matrices and basis transforms ``(T, B, 4, 4)`` (armature space),
+    ``root`` the bone keyed with a location, ``turned`` the bones given a rotation (mapped bones and planted
+    toes), ``keyed`` those and their ancestors (which keep their rest pose), ``scale`` the leg-length ratio, ``hip_drop`` (T,) [m] the
+    lowering of the hips that keeps the feet planted, per-stance ``slides``."""
 
     skeleton: Skeleton
     mapping: Mapping
     pose: np.ndarray
     basis: np.ndarray
     root: int
+    turned: tuple[int, ...]
     keyed: tuple[int, ...]
     scale: float
     hip_drop: np.ndarray
@@ -128,10 +137,30 @@ def _slides(rot, head, plans: list[Plan], stance) -> tuple[StanceSlide, ...]:
     return tuple(out)
 
 
+def _needed(target: Skeleton, mapping: Mapping) -> set[str]:
+    """The bones that matter: the mapped ones, their ancestors, the hands' thumbs and the feet's toes."""
+    mapped = [target.index(b) for b in mapping.bones]
+    found = set(mapped).union(*(target.ancestors(b) for b in mapped))
+    for role, bones in mapping.groups().items():
+        last = target.index(bones[-1])
+        if role.startswith("hand"):
+            thumb = thumb_of(last, target.names, target.parents)
+            found |= set() if thumb is None else {thumb, *target.ancestors(thumb)}
+        elif role.startswith("foot"):
+            found |= set(_toes(target, last))
+    return {target.names[i] for i in found}
+
+
+def _toes(target: Skeleton, foot: int) -> tuple[int, ...]:
+    """The toe bones among ``foot``'s children."""
+    return tuple(c for c in target.children(foot) if (classify(target.names[c]) or "").startswith("toe"))
+
+
 def retarget(source: SourceMotion, target: Skeleton, mapping: Mapping,
              options: RetargetOptions = RetargetOptions()) -> Retargeted:
     """The source motion on the character ``target`` whose bones ``mapping`` names (see the module docstring)."""
     mapping.check()
+    target = target.subset(_needed(target, mapping))
     groups = {role: [target.index(b) for b in bones] for role, bones in mapping.groups().items()}
     src = source.skeleton
 
@@ -175,29 +204,42 @@ def retarget(source: SourceMotion, target: Skeleton, mapping: Mapping,
     root = groups["pelvis"][0]
     root_head = hips + np.einsum("tij,j->ti", mapped[root], rest_rot_t[root].T @ (rest_head_t[root] - hips_t0))
     rot, head = _world_pose(target, rest_rot_t, rest_head_t, mapped, root, root_head)
+    legs = [_leg(target, groups, s, forward_t, rest_rot_t, rest_head_t, rest_tail_t) for s in SIDES]
+    if options.scaled_feet:
+        for leg, (hip_s, _, ankle_s) in zip(legs, legs_s):
+            goal = head[:, leg.thigh[0]] + scale * (head_s[:, ankle_s] - head_s[:, hip_s])
+            rot = turn_leg(rot, head, leg, goal)
+        mapped.update({b: rot[:, b] for leg in legs for b in (*leg.thigh, *leg.shank)})
+        rot, head = _world_pose(target, rest_rot_t, rest_head_t, mapped, root, root_head)
 
     drop, plans, turned = np.zeros(len(root_head)), [], set(mapped)
     stance = source.stance if source.stance is not None and source.stance.any() else None
     if options.foot_lock and stance is not None:
-        legs = [_leg(target, groups, s, forward_t, rest_rot_t, rest_head_t, rest_tail_t) for s in SIDES]
         rot, drop, plans = lock_feet(rot, head, legs, stance, max(1, round(options.blend_s * source.rate)))
         turned.update(*(plan.toes for plan in plans))
         rot, head = _world_pose(target, rest_rot_t, rest_head_t, {b: rot[:, b] for b in turned}, root,
                                 root_head - drop[:, None] * UP)
     pose = target.from_world(rot, head)
     keyed = sorted(turned | {a for b in turned for a in target.ancestors(b)})
-    return Retargeted(target, mapping, pose, target.basis(pose), root, tuple(keyed), scale, drop, stance,
-                      _slides(rot, head, plans, stance) if plans else ())
+    slides = _slides(rot, head, plans, stance) if plans else ()
+    return Retargeted(target, mapping, pose, target.basis(pose), root, tuple(sorted(turned)), tuple(keyed), scale,
+                      drop, stance, slides)
 
 
 def _leg(target: Skeleton, groups: dict, side: str, forward, rest_rot, rest_head, rest_tail) -> Leg:
-    """The character's ``side`` leg for the foot lock: its bone groups, toes and foot geometry at rest."""
-    foot = groups[f"foot_{side}"][0]
+    """The character's ``side`` leg for the IK and the foot lock: its bone groups, toes and geometry at rest."""
+    hip, knee, foot = (groups[f"{part}_{side}"][0] for part in ("thigh", "shank", "foot"))
     last = groups[f"foot_{side}"][-1]
-    toes = tuple(c for c in target.children(last) if (classify(target.names[c]) or "").startswith("toe"))
     ball = rest_tail[last]
     heel = np.r_[rest_head[foot][:2] - HEEL_BEHIND_ANKLE * (ball - rest_head[foot])[:2], ball[2]]
-    return Leg(tuple(groups[f"thigh_{side}"]), tuple(groups[f"shank_{side}"]), tuple(groups[f"foot_{side}"]), toes,
-               pole=rest_rot[groups[f"thigh_{side}"][0]].T @ forward,
+    return Leg(tuple(groups[f"thigh_{side}"]), tuple(groups[f"shank_{side}"]), tuple(groups[f"foot_{side}"]),
+               _toes(target, last), pole=rest_rot[hip].T @ forward,
                ball=rest_rot[foot].T @ (ball - rest_head[foot]), heel=rest_rot[foot].T @ (heel - rest_head[foot]),
-               floor=float(ball[2]))
+               floor=float(ball[2]), lengths=(float(np.linalg.norm(rest_head[knee] - rest_head[hip])),
+                                              float(np.linalg.norm(rest_head[foot] - rest_head[knee]))))
+
+
+def follow_offset(points: np.ndarray, anchors: np.ndarray, scale: float) -> np.ndarray:
+    """Where a visual drawn at ``points`` ``(T, 3)`` on the solved rig goes on the character, as an offset
+    from the character's bone whose head is at ``anchors`` on the rig: the offset scaled like the motion."""
+    return scale * (np.asarray(points) - np.asarray(anchors))

@@ -60,3 +60,23 @@ def test_non_uniform_object_scale_is_refused():
     rng = np.random.default_rng(3)
     with pytest.raises(SolverError, match="non-uniform"):
         Skeleton.from_bones(["a"], [None], _random_rigid(rng, (1,)), [1.0], np.diag([1.0, 2.0, 1.0, 1.0]))
+
+
+@pytest.mark.parametrize("mode", ["QUATERNION", "AXIS_ANGLE", "XYZ", "ZXY", "YZX"])
+def test_rotation_channels_rebuild_the_rotations_in_every_mode(mode):
+    from scipy.spatial.transform import Rotation
+
+    from mocap_dynamics.solver.retarget.channels import rotation_channels
+    from mocap_dynamics.solver.rotations import quat_from_axis_angle
+    angle = np.linspace(0.0, 6 * np.pi, 400)  # three whole turns: angles must unwrap, quaternions stay continuous
+    rotations = quat_to_matrix(quat_from_axis_angle(np.array([0.3, -0.5, 0.8]) / np.linalg.norm([0.3, -0.5, 0.8]),
+                                                    angle))
+    name, values = rotation_channels(rotations, mode)
+    if mode == "QUATERNION":
+        rebuilt = quat_to_matrix(values)
+    elif mode == "AXIS_ANGLE":
+        rebuilt = Rotation.from_rotvec(values[:, 1:] * values[:, :1]).as_matrix()
+    else:
+        rebuilt = Rotation.from_euler(mode.lower(), values).as_matrix()
+    np.testing.assert_allclose(rebuilt, rotations, atol=1e-9)
+    assert name.startswith("rotation_") and np.abs(np.diff(values, axis=0)).max() < 0.3, "no jumps between keys"
