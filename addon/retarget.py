@@ -22,7 +22,7 @@ from bpy.props import BoolProperty, FloatProperty, StringProperty
 from ..solver.errors import MocapError, SolverError
 from ..solver.retarget import Mapping, RetargetOptions, Retargeted, detect_mapping, read_preset, retarget
 from ..solver.retarget.channels import rotation_channels
-from .keying import Channel, key_channels, vector_channels
+from .keying import Channel, assign_action, key_channels, vector_channels
 from .process import all_or_nothing
 from .retarget_bake import visual_basis
 from .retarget_events import contact_channels, mark_events
@@ -92,6 +92,28 @@ def _bone_channels(target: bpy.types.Object, result: Retargeted, bones: list[int
     return channels
 
 
+def _key(context, target: bpy.types.Object, result: Retargeted, mapping: Mapping, frames: np.ndarray, name: str,
+         driven: set[str]) -> bool:
+    """Key the switches, stances and bones into the new action ``name``; True if through Blender's evaluation."""
+    channels = [Channel(f'pose.bones["{bone}"]["{prop}"]', 0, frames[[0, -1]], np.full(2, value),
+                        interpolation="CONSTANT", group="Switches")
+                for bone, values in mapping.switches.items() for prop, value in values.items()]
+    if result.stance is not None:
+        channels += contact_channels(target, frames, result.stance)
+    visual = any(result.skeleton.names[b] in driven for b in result.keyed)
+    if visual:  # the switches first: the rig is evaluated with them
+        key_channels(target, channels, action_name=name)
+        channels, bones = [], list(result.turned)
+        basis = visual_basis(context, target, result, bones, frames)
+    else:
+        bones = list(result.keyed)
+        basis = result.basis[:, bones]
+    key_channels(target, channels + _bone_channels(target, result, bones, basis, frames), action_name=name)
+    target.animation_data.action[ACTION_PROP] = True
+    target.animation_data.action.use_fake_user = True
+    return visual
+
+
 def retarget_character(context: bpy.types.Context, trial: bpy.types.Collection, target: bpy.types.Object,
                        source: str = CAPTURED, mapping: Mapping | None = None,
                        options: RetargetOptions = RetargetOptions(), visuals: bool = True) -> Retargeted:
@@ -114,23 +136,14 @@ def retarget_character(context: bpy.types.Context, trial: bpy.types.Collection, 
     result = retarget(motion, skeleton_of(target), mapping, options)
     label = "captured" if source == CAPTURED else action.name.removeprefix(f"{trial.name} ")
     name = f"{target.name} {trial.name} {label}"
+    previous = target.animation_data.action.name if target.animation_data and target.animation_data.action else ""
     _start_action(target, name)
-    channels = [Channel(f'pose.bones["{bone}"]["{prop}"]', 0, frames[[0, -1]], np.full(2, value),
-                        interpolation="CONSTANT", group="Switches")
-                for bone, values in mapping.switches.items() for prop, value in values.items()]
-    if result.stance is not None:
-        channels += contact_channels(target, frames, result.stance)
-    visual = any(result.skeleton.names[b] in driven for b in result.keyed)
-    if visual:  # the switches first: the rig is evaluated with them
-        key_channels(target, channels, action_name=name)
-        channels, bones = [], list(result.turned)
-        basis = visual_basis(context, target, result, bones, frames)
-    else:
-        bones = list(result.keyed)
-        basis = result.basis[:, bones]
-    key_channels(target, channels + _bone_channels(target, result, bones, basis, frames), action_name=name)
-    target.animation_data.action[ACTION_PROP] = True
-    target.animation_data.action.use_fake_user = True
+    try:
+        visual = _key(context, target, result, mapping, frames, name, driven)
+    except BaseException:  # the new action is removed by the caller's all_or_nothing; the old one comes back
+        if bpy.data.actions.get(previous) is not None:
+            assign_action(target, bpy.data.actions[previous])
+        raise
     if result.stance is not None:
         mark_events(scene, frames, result.stance)
     followed = 0

@@ -49,6 +49,9 @@ def follow_character(context: bpy.types.Context, trial: bpy.types.Collection, so
     solved rig's bone heads (world) at ``frames``. Returns how many visuals follow the character."""
     groups = result.mapping.groups()
     collection = child_collection(trial, f"{trial.name} {target.name} visuals")
+    old = bpy.data.actions.get(collection.name)
+    if old is not None and old.users == 0:  # the twins' keys of an earlier run
+        bpy.data.actions.remove(old)
     shared = shared_action(collection.name)
     count = 0
     by_length = sorted(source_names, key=len, reverse=True)

@@ -7,10 +7,15 @@
    keep their rest pose relative to their parent.
 2. The root follows the subject's hip joint centre (midpoint of the hip
    joints), scaled by ``k``, the ratio of the character's leg length to the
-   subject's (hip-knee plus knee-ankle at rest, both legs averaged):
-   horizontally from where the character stands, vertically about its
-   standing hip height, ``c_t(f) = c_t0 + k (c_s(f) - c_s(ref))`` (the
-   reference is the first frame horizontally and the rest pose vertically).
+   subject's (hip-knee plus knee-ankle at rest, both legs averaged).
+   Horizontally it starts where the character stands,
+   ``c_t(f) = c_t0 + k (c_s(f) - c_s(0))``; vertically its height above the
+   character's ankles at rest is the subject's above its planted ankles
+   (median ankle height over the stances), scaled:
+   ``z_t(f) = a_t0 + k (z_s(f) - a_s)``. So the feet stand where the
+   character's floor is whatever the subject's rest pose or lab floor were;
+   without stances (a zero-gravity variant) ``a_s`` is the ankles' height at
+   the subject's rest.
 3. The legs reach where the subject's ankles are relative to its hips, scaled
    by ``k`` (two-bone IK, ``foot_lock.turn_leg``): strides scale with the
    legs even where the character's thigh-to-shank proportions differ from the
@@ -198,9 +203,13 @@ def retarget(source: SourceMotion, target: Skeleton, mapping: Mapping,
 
     scale = _leg_length(rest_head_t, legs_t) / _leg_length(rest_head_s, legs_s)
     hips_s = 0.5 * (head_s[:, legs_s[0][0]] + head_s[:, legs_s[1][0]])
-    hips_s0 = 0.5 * (rest_head_s[legs_s[0][0]] + rest_head_s[legs_s[1][0]])
     hips_t0 = 0.5 * (rest_head_t[legs_t[0][0]] + rest_head_t[legs_t[1][0]])
-    hips = hips_t0 + scale * (hips_s - np.r_[hips_s[0, :2], hips_s0[2]])
+    ankles_t0 = np.mean([rest_head_t[leg[2], 2] for leg in legs_t])
+    stance = source.stance if source.stance is not None and source.stance.any() else None
+    planted = np.concatenate([head_s[stance[:, f], leg[2], 2] for f, leg in enumerate(legs_s)]) \
+        if stance is not None else np.array([rest_head_s[leg[2], 2] for leg in legs_s])
+    hips = np.column_stack([hips_t0[:2] + scale * (hips_s[:, :2] - hips_s[0, :2]),
+                            ankles_t0 + scale * (hips_s[:, 2] - np.median(planted))])
     root = groups["pelvis"][0]
     root_head = hips + np.einsum("tij,j->ti", mapped[root], rest_rot_t[root].T @ (rest_head_t[root] - hips_t0))
     rot, head = _world_pose(target, rest_rot_t, rest_head_t, mapped, root, root_head)
@@ -213,7 +222,6 @@ def retarget(source: SourceMotion, target: Skeleton, mapping: Mapping,
         rot, head = _world_pose(target, rest_rot_t, rest_head_t, mapped, root, root_head)
 
     drop, plans, turned = np.zeros(len(root_head)), [], set(mapped)
-    stance = source.stance if source.stance is not None and source.stance.any() else None
     if options.foot_lock and stance is not None:
         rot, drop, plans = lock_feet(rot, head, legs, stance, max(1, round(options.blend_s * source.rate)))
         turned.update(*(plan.toes for plan in plans))
