@@ -33,6 +33,17 @@ compiles in a fraction of a parallel kernel's time. The activations and the
 cone edges are computed beforehand for all frames at once (numpy), so the
 kernel only assembles and solves.
 
+A second prior, also beyond the paper (``toward_centre_of_mass`` γ = 2; 0 turns
+it off): an edge's penalty is multiplied by ``1 + γ (|u_k| - s_e·u_k)`` with
+``u_k`` the direction from the point to the body's centre of mass projected
+on the surface and ``s_e`` the edge's unit slant along the surface: edges
+leaning away from the centre of mass cost more. The equations fix only the
+total horizontal force, not how two feet share it; a foot's ground reaction
+leans toward the centre of mass (it brakes in front, propels behind), and
+the prior says so. Validated on the real walks (the joint moments from motion
+alone follow those with the plates at mean r 0.88 instead of 0.78); it costs
+sit-to-stand about 3 % BW of vertical RMSE (README).
+
 Choices (each a field of ``PerFrameOptions``): ``friction`` μ = 0.8 (shoe on
 a lab floor; walking needs about 0.2-0.3), ``regularisation`` λ = 1e-3 (a
 fully active point pushing with a quarter of the body weight costs as much
@@ -60,18 +71,18 @@ NNLS_TOLERANCE = 1e-12
 
 @dataclass(frozen=True)
 class PerFrameOptions:
-    """Friction coefficient μ, Tikhonov weight λ (body-weight units) and the activation below which a point
-    carries nothing (see the module docstring)."""
+    """Friction coefficient μ, Tikhonov weight λ (body-weight units), the activation below which a point
+    carries nothing, and the gain γ of the lean toward the centre of mass (see the module docstring)."""
 
     friction: float = 0.8
     regularisation: float = 1e-3
     min_activation: float = 1e-3
-    toward_centre_of_mass: float = 3.0
+    toward_centre_of_mass: float = 2.0
 
     def __post_init__(self):
-        for name in ("friction", "regularisation", "min_activation"):
+        for name in ("friction", "regularisation", "min_activation", "toward_centre_of_mass"):
             value = getattr(self, name)
-            if not (isinstance(value, (int, float)) and value > 0):
+            if not (isinstance(value, (int, float)) and (value > 0 or name == "toward_centre_of_mass" and value == 0)):
                 raise SolverError(f"Per-frame contact option {name} = {value!r} is not a positive number",
                                   "e.g. friction=0.8, regularisation=1e-3")
 
