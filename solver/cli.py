@@ -19,12 +19,14 @@ import traceback
 from pathlib import Path
 from typing import Callable, TypeVar
 
-from .contact import FORCE_MODELS
+from .contact import FORCE_MODELS, SURFACE_MODELS
+from .dynamics import SCHEMES
 from .errors import InputError, MocapError
 from .io.atomic import write_text
 from .io.conventions import UNIT_OVERRIDES, UP_AXES
+from .kinematics.gap_fill import CHOICES as GAP_FILL_METHODS
 from .model import TEMPLATES
-from .pipeline import STAGES, PipelineOptions, options_from_dict, options_from_toml, run
+from .pipeline import DISCOVER, STAGES, PipelineOptions, options_from_dict, options_from_toml, run
 from .report import summary
 from .results import write_results
 from .zerog import KINDS as ZERO_GRAVITY_KINDS
@@ -34,9 +36,22 @@ EXIT_OK, EXIT_BUG, EXIT_BAD_INPUT = 0, 1, 2
 T = TypeVar("T")
 _DEFAULT = PipelineOptions()
 
+def _cutoff(text: str) -> float | str | None:
+    """``--cutoff``: ``auto``, ``none`` or a positive frequency in Hz."""
+    if text.lower() in ("auto", "none"):
+        return None if text.lower() == "none" else "auto"
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not auto, none or a frequency in Hz") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive frequency in Hz")
+    return value
+
+
 #: Pipeline flags by group: (flag, the ``PipelineOptions`` field it sets (``table.field`` for the nested
-#: ``import`` and ``zero_gravity`` options), argparse keywords, whether its value is a path). Flags that
-#: are not given are absent from the parsed namespace.
+#: ``import``, ``gap_fill`` and ``zero_gravity`` options), argparse keywords, whether its value is a path).
+#: Flags that are not given are absent from the parsed namespace.
 PIPELINE_FLAGS = {
     "pipeline": (
         ("--options", "options", {"metavar": "FILE.toml", "help": "pipeline options from a TOML file (flags "
@@ -59,9 +74,21 @@ PIPELINE_FLAGS = {
         ("--static", "static", {"metavar": "FILE", "help": "static trial of the same subject for calibration "
                                                            "(.c3d or .trc)"}, True),
         ("--markerset", "markerset", {"metavar": "FILE.toml", "help": "TOML mapping of markers to segments, for "
-                                                                      "unknown marker sets"}, True),
+                                                                      "unknown marker sets; 'discover' finds the "
+                                                                      "segments from the motion (done anyway when "
+                                                                      "the labels match no known set)"}, True),
         ("--sex", "sex", {"choices": ["male", "female"], "help": f"de Leva inertia table (default: "
                                                                  f"{_DEFAULT.sex})"}, False),
+        ("--opensim-model", "opensim_model", {"metavar": "FILE.osim", "help": "segment masses, CM and inertia "
+                                              "from an OpenSim model where its bodies map onto ours (e.g. an "
+                                              "AddBiomechanics-scaled model) instead of the inertia table"}, True),
+    ),
+    "gap filling": (
+        ("--fill", "gap_fill.method", {"choices": GAP_FILL_METHODS, "help": "how marker gaps are filled before "
+                                       "reconstruction (default: auto, spline for short gaps, rigid body or PCA "
+                                       "for longer ones; none: off)"}, False),
+        ("--fill-max-gap", "gap_fill.max_gap_s", {"type": float, "metavar": "S", "help": "fill no gap longer "
+                                                  "than this (default: 0, no limit)"}, False),
     ),
     "reconstruction and dynamics": (
         ("--reconstruct", "method", {"choices": ["otm", "lee"], "help": "OTM (default) or Lee's "
@@ -70,12 +97,24 @@ PIPELINE_FLAGS = {
                                                                           "paper's QR mode (slow)"}, False),
         ("--tolerance", "tolerance", {"type": float, "help": f"OTM tolerance on ||Phi(q)|| (default "
                                                              f"{_DEFAULT.tolerance:g})"}, False),
-        ("--cutoff", "cutoff", {"type": float, "metavar": "HZ", "help": "zero-lag Butterworth cutoff before "
-                                                                        "differentiating (default: the paper's "
-                                                                        "plain forward differences)"}, False),
-        ("--contact-forces", "contact_forces", {"choices": list(FORCE_MODELS), "help": "contact forces from the "
-                                                "paper's springs (default: spring) or solved frame by frame on the "
-                                                "estimated plane (per_frame; use with --cutoff)"}, False),
+        ("--cutoff", "cutoff", {"type": _cutoff, "metavar": "{auto,none,HZ}", "help": "zero-lag Butterworth "
+                                "cutoff before differentiating: auto (default: Winter's residual analysis per "
+                                "trial), none (the paper's raw differences) or a frequency in Hz"}, False),
+        ("--derivatives", "derivatives", {"choices": list(SCHEMES), "help": "finite differences: central (default) "
+                                          "or forward (the paper's, consistent with Euler integration)"}, False),
+    ),
+    "contact": (
+        ("--contact-forces", "contact_forces", {"choices": list(FORCE_MODELS), "help": "contact forces solved frame "
+                                                "by frame within friction cones (default: per_frame) or the "
+                                                "paper's springs (spring)"}, False),
+        ("--surfaces", "surfaces", {"choices": list(SURFACE_MODELS), "help": "contact surfaces found from resting "
+                                    "points: the floor, boxes, seats (detected; the default with per-frame "
+                                    "forces) or the paper's one plane (plane; the default with springs)"}, False),
+    ),
+    "outputs": (
+        ("--opensim", "opensim", {"action": "store_true", "help": "also write OUT/opensim/: the model (.osim), "
+                                                                 "coordinates, external loads and moments as "
+                                                                 "OpenSim files"}, False),
     ),
     "zero gravity": (
         ("--zero-gravity", "zero_gravity.kind", {"choices": ZERO_GRAVITY_KINDS, "help": "the zero-gravity variant "
@@ -132,8 +171,10 @@ def pipeline_argv(args: argparse.Namespace) -> list[str]:
         value = given[dest]
         if keywords.get("action") == "store_false":
             argv += [] if value else [flag]
+        elif keywords.get("action") == "store_true":
+            argv += [flag] if value else []
         else:
-            argv += [flag, str(Path(value).resolve()) if is_path and value != "auto" else str(value)]
+            argv += [flag, str(Path(value).resolve()) if is_path and value not in ("auto", DISCOVER) else str(value)]
     return argv
 
 
