@@ -11,6 +11,7 @@ from bpy_extras.io_utils import ImportHelper, poll_file_object_drop
 from ..solver.errors import MocapError
 from ..solver.io import ImportOptions
 from ..solver.pipeline import PipelineOptions
+from .messages import sidebar_messages
 from .process import process_trial
 from .progress import ProgressReporter
 from .trial_scene import SceneOptions
@@ -71,7 +72,7 @@ class MOCAP_DYNAMICS_OT_import_markers(bpy.types.Operator, ImportHelper):
     def execute(self, context):
         pipeline, scene = self._options()
         imported = 0
-        with ProgressReporter(context) as progress:
+        with ProgressReporter(context) as progress, sidebar_messages():
             for path in self._paths():
                 try:
                     result, collection = process_trial(context, path, pipeline, scene, progress)

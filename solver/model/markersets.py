@@ -27,7 +27,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import ModelError
+from ..errors import ModelError, option
 from ..io.documents import parse_document
 from .templates import ANATOMY_BY_NAME, SIDES
 
@@ -122,7 +122,8 @@ def recognize(labels) -> MarkerSet:
         raise ModelError(f"Unknown marker set: the trial's labels match no built-in set well enough "
                          f"(labels found per set: {found}; {100 * MIN_MATCH:.0f} % needed)",
                          "write a marker-set TOML file mapping each segment to its markers and the anatomical "
-                         f"landmarks to markers (format: {BUILTIN_DIR / 'cmu41.toml'}), and pass markerset=<path>")
+                         f"landmarks to markers (format: {BUILTIN_DIR / 'cmu41.toml'}), and pass it as "
+                         f"{option('markerset', hint='path')}")
     return BUILTIN[best]
 
 
