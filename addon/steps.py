@@ -16,6 +16,7 @@ from ..solver.model import TEMPLATES
 from ..solver.pipeline import STAGES, PipelineOptions
 from ..solver.results import write_results
 from ..solver.zerog import ZeroGravityOptions
+from .messages import sidebar_messages
 from .process import process_trial
 from .progress import ProgressReporter
 from .trial_scene import SceneOptions, trial_metadata
@@ -41,7 +42,7 @@ def run_step(operator: bpy.types.Operator, context: bpy.types.Context, until: st
     """Run the pipeline on the active trial up to ``until``; report errors and warnings on ``operator``."""
     collection, meta = active_trial(context)
     try:
-        with ProgressReporter(context) as progress:
+        with ProgressReporter(context) as progress, sidebar_messages():
             result, _ = process_trial(context, meta["source"], stored_options(meta, until=until, **changes),
                                       scene_options, progress=progress, collection=collection)
     except MocapError as error:
@@ -238,7 +239,8 @@ class MOCAP_DYNAMICS_OT_export_results(_Step, bpy.types.Operator):
         if result is None:
             return {"CANCELLED"}
         try:
-            written, notes = write_results(result, bpy.path.abspath(self.directory))
+            with sidebar_messages():
+                written, notes = write_results(result, bpy.path.abspath(self.directory), '"Folder"')
         except MocapError as error:
             self.report({"ERROR"}, error.one_line())
             return {"CANCELLED"}
