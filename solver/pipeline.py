@@ -25,13 +25,15 @@ import numpy as np
 
 from .contact import FORCE_MODELS, Contact, PlateComparison, compare_with_plates, estimate_contact
 from .dynamics import Dynamics, inverse_dynamics, plate_forces
-from .errors import InputError
+from .errors import InputError, ModelError, option
 from .io import ImportOptions, attach_plates, load_trial, quiet_standing_weight, read_grf_mot
 from .io.documents import parse_document
 from .io.trial import Trial
 from .kinematics import Motion, convergence_summary, marker_error_stats, reconstruct
 from .kinematics.lee import estimate_lee
+from .kinematics.marker_outliers import drop_marker_outliers
 from .model import BodyModel, calibrate
+from .plausibility import check_body, check_mass_range, explain_empty_markers
 from .zerog import ZeroGravity, ZeroGravityOptions, zero_gravity_variant
 
 Progress = Callable[[float, str], None]
@@ -78,19 +80,21 @@ class PipelineOptions:
 
     def __post_init__(self):
         if self.until not in STAGES:
-            raise InputError(f"Unknown pipeline stage {self.until!r}", f"use one of {', '.join(STAGES)}")
+            raise InputError(f"Unknown pipeline stage {option('until', self.until)}", f"use one of {', '.join(STAGES)}")
         if self.method not in ("otm", "lee"):
-            raise InputError(f"Unknown reconstruction method {self.method!r}", "use 'otm' or 'lee'")
+            raise InputError(f"Unknown reconstruction method {option('method', self.method)}", "use otm or lee")
         if self.otm_mode not in ("fast", "paper"):
-            raise InputError(f"Unknown OTM mode {self.otm_mode!r}", "use 'fast' or 'paper'")
+            raise InputError(f"Unknown OTM mode {option('otm_mode', self.otm_mode)}", "use fast or paper")
         if self.contact_forces not in FORCE_MODELS:
-            raise InputError(f"Unknown contact force model {self.contact_forces!r}",
-                             f"use {' or '.join(repr(m) for m in FORCE_MODELS)}")
+            raise InputError(f"Unknown contact force model {option('contact_forces', self.contact_forces)}",
+                             f"use {' or '.join(FORCE_MODELS)}")
         for name, optional in (("mass", True), ("tolerance", False), ("cutoff", True)):
             value = getattr(self, name)
             if (value is None and not optional) or (value is not None and (
                     isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0)):
-                raise InputError(f"Option {name} = {value!r} is not a positive number", f"give {name} in SI units")
+                raise InputError(f"{option(name, value)} is not a positive number", f"give {name} in SI units")
+        if self.mass is not None:
+            check_mass_range(self.mass)
 
     def runs(self, stage: str) -> bool:
         return STAGES.index(stage) <= STAGES.index(self.until)
@@ -311,8 +315,13 @@ def run(path: str | Path, options: PipelineOptions = PipelineOptions(), progress
         progress(0.0, f"calibrating the {options.template} body model")
         t0 = time.perf_counter()
         static = _read(options.static, options, "auto") if options.static else None
-        result.model = calibrate(trial, options.template, mass=options.mass, static=static,
-                                 markerset=options.markerset, sex=options.sex)
+        try:
+            model = calibrate(trial, options.template, mass=options.mass, static=static,
+                              markerset=options.markerset, sex=options.sex)
+        except ModelError as error:
+            raise explain_empty_markers(error, trial) from None
+        result.model = check_body(model, trial, static)  # units and mass plausible, or one line saying why not
+        result.trial = trial = drop_marker_outliers(trial, result.model)
         timings["calibrate"] = time.perf_counter() - t0
         progress(1.0, f"body model: {len(result.model.segments)} segments, {result.model.total_mass:.1f} kg "
                       f"({result.model.mass_source})")
