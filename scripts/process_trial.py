@@ -89,4 +89,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # Ctrl-C while Blender and the modules load, before the command handles it itself
+        print("interrupted: nothing written", file=sys.stderr)
+        sys.exit(130)

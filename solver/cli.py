@@ -203,7 +203,7 @@ def interrupted_line() -> str:
     if not kept:
         return "interrupted: nothing written"
     names = ", ".join(p.name for p in kept[:4]) + (f" and {len(kept) - 4} more" if len(kept) > 4 else "")
-    return f"interrupted: kept the {len(kept)} files already complete ({names})"
+    return f"interrupted: kept the {len(kept)} file{'s' if len(kept) > 1 else ''} already complete ({names})"
 
 
 def log(fraction: float, message: str) -> None:

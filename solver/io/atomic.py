@@ -144,24 +144,27 @@ def write_text(path: str | os.PathLike, text: str) -> Path:
     return Path(path)
 
 
-def writable_folder(path: str | os.PathLike, flag: str) -> Path:
+def writable_folder(path: str | os.PathLike, flag: str, file: str | os.PathLike | None = None) -> Path:
     """Check, before any work, that files can be written into the folder ``path``: it is a folder, or its
     nearest existing parent is one, and a file can be created there. ``InputError`` naming ``flag`` (the
-    option that gave the path) when not. Nothing is created (``make_folder`` does that when writing)."""
+    option that gave the path; ``file``, the file it names, if it names one) when not. Nothing is created
+    (``make_folder`` does that when writing)."""
     path = Path(path)
+    shown = Path(file) if file is not None else path
+    place = "a path in a folder" if file is not None else "a folder"
     existing = path
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent
     if not existing.is_dir():
-        where = "is a file" if existing == path else f"is under {existing}, which is a file"
-        raise InputError(f"{flag} {path} {where}, not a folder", f"give {flag} a folder")
+        where = "is a file" if existing == shown else f"is under {existing}, which is a file"
+        raise InputError(f"{flag} {shown} {where}, not a folder", f"give {flag} {place}")
     probe = existing / f".{uuid.uuid4().hex[:8]}.partial"
     try:
         probe.touch()
         probe.unlink()
     except OSError as error:
-        raise InputError(f"Cannot write into {flag} {path}: {existing} is not writable "
-                         f"({error.strerror or error})", f"give {flag} a folder you can write to") from None
+        raise InputError(f"Cannot write into {flag} {shown}: {existing} is not writable "
+                         f"({error.strerror or error})", f"give {flag} {place} you can write to") from None
     return path
 
 
@@ -184,5 +187,5 @@ def writable_file(path: str | os.PathLike, flag: str, suffix: str | None = None)
         raise InputError(f"{flag} {path} is not a {suffix} file", f"give {flag} a path ending in {suffix}")
     if path.is_dir():
         raise InputError(f"{flag} {path} is a folder", f"give {flag} a file name")
-    writable_folder(path.parent, f"the folder of {flag}")
+    writable_folder(path.parent, flag, file=path)
     return path
