@@ -64,7 +64,7 @@ def assemble_trial(source: str, labels: list[str], markers: np.ndarray, rate: fl
 def _drop_corrupt(markers: np.ndarray, labels: list[str], warnings: list[str]) -> None:
     """Samples with a non-finite or absurd coordinate (``ABSURD_M``) become missing, with one warning line."""
     with np.errstate(invalid="ignore"):
-        corrupt = (np.isinf(markers) | (np.abs(markers) > ABSURD_M)).any(axis=2)
+        corrupt = (np.abs(markers) > ABSURD_M).any(axis=2)  # infinities included
     if not corrupt.any():
         return
     markers[corrupt] = np.nan
