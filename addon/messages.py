@@ -12,30 +12,30 @@ import bpy
 
 from ..solver.errors import UNSET, Spelling, spoken_as
 
-#: Pipeline option -> (registered class in ``bpy.types``, its property).
+#: Pipeline option -> (the operator's idname, or "scene" for the sidebar's scene settings; the property).
 FIELDS = {
-    "import.units": ("MOCAP_DYNAMICS_OT_import_markers", "units"),
-    "import.up_axis": ("MOCAP_DYNAMICS_OT_import_markers", "up_axis"),
-    "import.strip_prefix": ("MOCAP_DYNAMICS_OT_import_markers", "strip_prefix"),
-    "grf": ("MOCAP_DYNAMICS_OT_import_markers", "grf_filepath"),
-    "template": ("MOCAP_DYNAMICS_OT_build_armature", "template"),
-    "mass": ("MOCAP_DYNAMICS_OT_build_armature", "mass"),
-    "static": ("MOCAP_DYNAMICS_OT_build_armature", "static_filepath"),
-    "markerset": ("MOCAP_DYNAMICS_OT_build_armature", "markerset_filepath"),
-    "sex": ("MOCAP_DYNAMICS_OT_build_armature", "sex"),
-    "method": ("MOCAP_DYNAMICS_OT_reconstruct", "method"),
-    "otm_mode": ("MOCAP_DYNAMICS_OT_reconstruct", "mode"),
-    "tolerance": ("MOCAP_DYNAMICS_OT_reconstruct", "tolerance"),
-    "cutoff": ("MOCAP_DYNAMICS_OT_inverse_dynamics", "cutoff"),
-    "contact_forces": ("MOCAP_DYNAMICS_OT_estimate_contact", "forces"),
-    "zero_gravity.kind": ("MocapDynamicsSettings", "zero_gravity"),
-    "zero_gravity.momentum": ("MocapDynamicsSettings", "zero_gravity_momentum"),
-    "zero_gravity.limbs": ("MocapDynamicsSettings", "zero_gravity_limbs"),
-    "zero_gravity.angle_deg": ("MocapDynamicsSettings", "zero_gravity_angle"),
-    "zero_gravity.lift_deg": ("MocapDynamicsSettings", "zero_gravity_lift"),
-    "zero_gravity.duration_s": ("MocapDynamicsSettings", "zero_gravity_duration"),
-    "zero_gravity.v_max_deg_s": ("MocapDynamicsSettings", "zero_gravity_v_max"),
-    "zero_gravity.rungs": ("MocapDynamicsSettings", "zero_gravity_rungs"),
+    "import.units": ("mocap_dynamics.import_markers", "units"),
+    "import.up_axis": ("mocap_dynamics.import_markers", "up_axis"),
+    "import.strip_prefix": ("mocap_dynamics.import_markers", "strip_prefix"),
+    "grf": ("mocap_dynamics.import_markers", "grf_filepath"),
+    "template": ("mocap_dynamics.build_armature", "template"),
+    "mass": ("mocap_dynamics.build_armature", "mass"),
+    "static": ("mocap_dynamics.build_armature", "static_filepath"),
+    "markerset": ("mocap_dynamics.build_armature", "markerset_filepath"),
+    "sex": ("mocap_dynamics.build_armature", "sex"),
+    "method": ("mocap_dynamics.reconstruct", "method"),
+    "otm_mode": ("mocap_dynamics.reconstruct", "mode"),
+    "tolerance": ("mocap_dynamics.reconstruct", "tolerance"),
+    "cutoff": ("mocap_dynamics.inverse_dynamics", "cutoff"),
+    "contact_forces": ("mocap_dynamics.estimate_contact", "forces"),
+    "zero_gravity.kind": ("scene", "zero_gravity"),
+    "zero_gravity.momentum": ("scene", "zero_gravity_momentum"),
+    "zero_gravity.limbs": ("scene", "zero_gravity_limbs"),
+    "zero_gravity.angle_deg": ("scene", "zero_gravity_angle"),
+    "zero_gravity.lift_deg": ("scene", "zero_gravity_lift"),
+    "zero_gravity.duration_s": ("scene", "zero_gravity_duration"),
+    "zero_gravity.v_max_deg_s": ("scene", "zero_gravity_v_max"),
+    "zero_gravity.rungs": ("scene", "zero_gravity_rungs"),
 }
 
 
@@ -43,16 +43,27 @@ class SidebarSpelling(Spelling):
     """Options as their sidebar fields: ``"Body Mass"``, ``"Units" set to Millimetres``."""
 
     def spell(self, name: str, value=UNSET, hint: str = "value") -> str:
-        found = FIELDS.get(name)
-        cls = getattr(bpy.types, found[0], None) if found else None
-        if cls is None:  # not a sidebar field (or not registered): the Python spelling
+        prop = field(name)
+        if prop is None:  # not a sidebar field: the Python spelling
             return super().spell(name, value, hint)
-        prop = cls.bl_rna.properties[found[1]]
         if value is UNSET:
             return f'"{prop.name}"'
         items = prop.enum_items if prop.type == "ENUM" else {}
         shown = items[value].name if value in items else f"{value:g}" if isinstance(value, float) else value
         return f'"{prop.name}" set to {shown}'
+
+
+def field(name: str):
+    """The registered property (``bpy.types.Property``) that sets option ``name``, or None."""
+    if name not in FIELDS:
+        return None
+    owner, prop = FIELDS[name]
+    if owner == "scene":
+        rna = bpy.types.Scene.bl_rna.properties["mocap_dynamics"].fixed_type
+    else:
+        module, operator = owner.split(".")
+        rna = getattr(getattr(bpy.ops, module), operator).get_rna_type()
+    return rna.properties.get(prop)
 
 
 SIDEBAR = SidebarSpelling()

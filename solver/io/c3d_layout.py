@@ -69,7 +69,6 @@ class C3DLayout:
     """What the header and parameters promise: processor, frames, rates, data start, and the parameters."""
 
     processor: int
-    first_frame: int  # 0-based, as ezc3d counts
     frames: int  # what the header promises (0 without points and analogs)
     points: int
     rate: float
@@ -313,7 +312,7 @@ def _layout(header: bytes, groups: dict, processor: int, section_end: int, size:
     for block in {start_block, data_block}:
         if (block - 1) * BLOCK < section_end or (block - 1) * BLOCK > size:
             raise _corrupt(source, f"the data start at block {block} is not after the parameters and inside the file")
-    layout = C3DLayout(processor=processor, first_frame=first, frames=0, points=int(points), rate=rate,
+    layout = C3DLayout(processor=processor, frames=0, points=int(points), rate=rate,
                        analog_channels=channels, analog_per_frame=per_frame, float_data=scale < 0,
                        data_start=(data_block - 1) * BLOCK, groups=groups)
     available = (size - layout.data_start) // layout.frame_bytes if layout.frame_bytes else 0

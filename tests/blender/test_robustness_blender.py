@@ -15,8 +15,8 @@ from conftest import ROOT
 
 def test_every_option_the_sidebar_sets_is_named_by_its_field(package):
     messages, errors = package.addon.messages, package.solver.errors
-    for name, (cls, prop) in messages.FIELDS.items():
-        assert prop in getattr(bpy.types, cls).bl_rna.properties, f"{name}: {cls}.{prop} is not registered"
+    for name, (owner, prop) in messages.FIELDS.items():
+        assert messages.field(name) is not None, f"{name}: {owner} has no property {prop}"
     with messages.sidebar_messages():
         assert errors.option("import.units", "mm") == '"Units" set to Millimetres'
         assert errors.option("mass", hint="kg") == '"Body Mass"'
@@ -33,7 +33,7 @@ def test_an_import_error_names_the_import_field(scene, tmp_path):
     points = np.random.default_rng(0).uniform(100, 1000, (3, 2, 5))
     c3d["data"]["points"] = np.concatenate((points, np.ones((1, 2, 5))))
     c3d.write(str(tmp_path / "furlong.c3d"))
-    with pytest.raises(RuntimeError, match='import with "Units" set to Millimetres \\(or cm, m\\)'):
+    with pytest.raises(RuntimeError, match='Import with "Units" set to Millimetres \\(or cm, m\\)'):
         bpy.ops.mocap_dynamics.import_markers(filepath=str(tmp_path / "furlong.c3d"))
 
 
@@ -54,3 +54,17 @@ def test_an_output_under_a_regular_file_is_refused_before_any_work(shared_data, 
         f"Give {flag} {fix}."], done.stderr
     assert "[mocap_dynamics]" not in done.stdout, "refused before reading the trial"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["taken"]
+
+
+def test_a_c3d_that_would_crash_ezc3d_is_one_error_and_blender_lives_on(scene, shared_data, tmp_path):
+    """A dimension count of 0x80 segfaulted ezc3d, taking the whole Blender session down."""
+    from tests.unit.test_io_fuzz import records
+
+    data = bytearray((shared_data / "cmu_dribble_shoot_basketball.c3d").read_bytes())
+    used = next(r for r in records(bytes(data)) if r["name"] == "USED")
+    data[used["fields"]["dimension count"]] = 0x80
+    (tmp_path / "crash.c3d").write_bytes(data)
+    before = (len(bpy.data.objects), len(bpy.data.collections), len(bpy.data.actions))
+    with pytest.raises(RuntimeError, match="crash.c3d: the file's parameter section is corrupt"):
+        bpy.ops.mocap_dynamics.import_markers(filepath=str(tmp_path / "crash.c3d"))
+    assert (len(bpy.data.objects), len(bpy.data.collections), len(bpy.data.actions)) == before

@@ -72,12 +72,15 @@ def test_non_finite_and_absurd_samples_become_missing_with_a_report_line(cmu, tm
                         "missing: LKNE (1)"], back.warnings
 
 
-def test_a_huge_sample_no_longer_breaks_the_reconstruction(cmu, tmp_path):
+@pytest.mark.parametrize("writer, value", [(write_trc, 1e300), (write_trc, np.inf), (write_c3d, 1e30)])
+def test_a_huge_sample_no_longer_breaks_the_later_stages(cmu, tmp_path, writer, value):
+    """Before: "marker RMS inf mm" (1e300), LinAlgError (inf), "turns by more than 90°" (1e30 in a C3D)."""
     markers = cmu.markers.copy()
-    markers[200, cmu.labels.index("LKNE")] = [1e300, 0.0, 0.0]
-    path = write_trc(replace(cmu, markers=markers), tmp_path / "huge.trc")
-    result = run(path, PipelineOptions(until="reconstruct"))
-    assert 0 < result.report()["reconstruction"]["marker_rms_m"] < 0.02
+    markers[200, cmu.labels.index("LKNE")] = [value, 0.0, 0.0]
+    path = writer(replace(cmu, markers=markers), tmp_path / f"huge{'.trc' if writer is write_trc else '.c3d'}")
+    report = run(path, PipelineOptions(until="dynamics", mass=70.0)).report()
+    assert 0 < report["reconstruction"]["marker_rms_m"] < 0.02 and report["reconstruction"]["converged_percent"] == 100
+    assert np.isfinite(report["dynamics"]["without_external_forces"]["root_force_mean_n"])
 
 
 def test_a_bom_in_a_trc_is_read_like_the_file_without_it(shared_data, tmp_path):
