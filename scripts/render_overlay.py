@@ -110,7 +110,8 @@ def run(args: argparse.Namespace) -> list[Path]:
                             still=still, sequence=args.sequence, movie=args.movie, plates=not args.no_plates,
                             samples=args.samples)
     check(scene, options)
-    return render_overlay(scene, collection, make_folder(writable_folder(args.out, "--out"), "--out"), options, progress=log)
+    out = make_folder(writable_folder(args.out, "--out"), "--out")
+    return render_overlay(scene, collection, out, options, progress=log)
 
 
 def main(argv: list[str] | None = None) -> int:

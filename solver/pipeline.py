@@ -80,7 +80,8 @@ class PipelineOptions:
 
     def __post_init__(self):
         if self.until not in STAGES:
-            raise InputError(f"Unknown pipeline stage {option('until', self.until)}", f"use one of {', '.join(STAGES)}")
+            raise InputError(f"Unknown pipeline stage {option('until', self.until)}",
+                             f"use one of {', '.join(STAGES)}")
         if self.method not in ("otm", "lee"):
             raise InputError(f"Unknown reconstruction method {option('method', self.method)}", "use otm or lee")
         if self.otm_mode not in ("fast", "paper"):

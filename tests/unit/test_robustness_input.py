@@ -100,8 +100,8 @@ def test_a_model_error_says_that_most_markers_were_empty(cmu, tmp_path):
     with pytest.raises(ModelError) as error:
         run(path, PipelineOptions(until="calibrate"))
     assert "Unknown marker set" in error.value.what
-    assert "(note: 40 of the file's 41 markers are empty in every frame and were dropped, RFHD, LBHD, RBHD, C7, T10, CLAV ...)" \
-           in error.value.what
+    assert error.value.what.endswith("(note: 40 of the file's 41 markers are empty in every frame and were dropped, "
+                                     "RFHD, LBHD, RBHD, C7, T10, CLAV ...)")
 
 
 @pytest.mark.parametrize("units, factor, fix", [("cm", 10.0, "mm"), ("mm", 0.001, "m")])
