@@ -24,7 +24,6 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 SEED = int(os.environ.get("MOCAP_FUZZ_SEED", "0"))
 COUNT = int(os.environ.get("MOCAP_FUZZ_COUNT", "5000"))
