@@ -52,10 +52,13 @@ bench: $(VENV)/.installed $(VENVPEERS)/.installed
 	$(PY) scripts/bench_import.py
 	$(PY) scripts/bench_otm.py
 	$(PY) scripts/bench_lee.py
+	$(PY) scripts/bench_gap_fill.py
 	NUMBA_CACHE_DIR=$(VENVPEERS)/numba-cache $(PYPEERS) scripts/bench_dynamics.py
 	$(PY) scripts/bench_contact.py
 	$(PY) scripts/bench_zerog.py
 	$(PY) scripts/bench_render.py
+	$(PY) scripts/bench_discovery.py
+	$(PY) scripts/bench_retarget.py
 
 ## Installable extension zips (one per platform) in dist/, built by Blender's own extension CLI
 extension: $(VENV)/.installed

@@ -1,8 +1,9 @@
 """The Blender half: operators, sidebar, keying and visuals. It converts solver results to Blender data and back."""
 
-from . import importer, panels, properties, render_operator, steps
+from . import importer, mapping, panels, properties, render_operator, retarget, retarget_export, retarget_mapping, \
+    steps
 
-_MODULES = (properties, importer, steps, render_operator, panels)
+_MODULES = (properties, mapping, importer, steps, render_operator, retarget_mapping, retarget, retarget_export, panels)
 
 
 def register():

@@ -1,10 +1,13 @@
 """Estimated ground contact drawn in the scene (as in Brubaker et al. 2009 Fig. 1).
 
-- the estimated ground plane as a grid (a wireframe, so it renders);
+- each estimated surface as its own patch, drawn as a wireframe grid (so it renders): the floor in blue over
+  where the contact points went, each raised surface (a box, a step, a seat) in violet over its extent;
 - the estimated ground reaction force of each foot as an arrow at its centre
   of pressure (green; measured plate forces stay orange beside them);
 - an arrow at every contact point that carries load at some time;
-- vertical GRF, estimated and measured, as Graph Editor curves on the rig.
+- vertical GRF, estimated and measured, as Graph Editor curves on the rig;
+- each foot's stances as keyed booleans on the rig and heel strikes and toe
+  offs as timeline markers (``retarget_events``).
 """
 
 from __future__ import annotations
@@ -16,50 +19,67 @@ from mathutils import Matrix
 
 from ..solver.contact import Contact
 from ..solver.io.trial import Trial
+from ..solver.retarget import foot_contacts
 from ..solver.rotations import quat_to_matrix, quat_z_to
 from .arrows import create_arrow, key_arrow
 from .collections import child_collection
 from .keying import Channel, key_channels
 from .materials import material
+from .retarget_events import key_contact_events
 
 ACTIVE_POINT_FRACTION = 0.02  # a contact point gets an arrow if it ever carries 2 % of body weight
 GRID_MARGIN = 0.5  # m around the contact points' footprint
+GRID_CELL = 0.25  # m
 
 
-def _plane_grid(contact: Contact, collection: bpy.types.Collection) -> bpy.types.Object:
-    """A grid on the estimated plane covering where the contact points went, drawn as a wireframe."""
-    points = contact.point_positions.reshape(-1, 3)
-    points = points[np.isfinite(points).all(axis=1)]
-    low, high = points[:, :2].min(axis=0) - GRID_MARGIN, points[:, :2].max(axis=0) + GRID_MARGIN
-    centre = 0.5 * (low + high)
-    size = high - low
-    mesh = bpy.data.meshes.new("estimated ground")
+def _grid(name: str, plane, centre: np.ndarray, axes: np.ndarray, size: np.ndarray, colour: str,
+          collection: bpy.types.Collection) -> bpy.types.Object:
+    """A wireframe grid of ``size`` (2,) [m] on ``plane`` centred above ``centre`` (x, y), its sides along the
+    horizontal unit ``axes`` (2, 2) (columns)."""
+    mesh = bpy.data.meshes.new(name)
     bm = bmesh.new()
-    bmesh.ops.create_grid(bm, x_segments=max(2, int(size[0] / 0.25)), y_segments=max(2, int(size[1] / 0.25)),
+    bmesh.ops.create_grid(bm, x_segments=max(2, int(size[0] / GRID_CELL)), y_segments=max(2, int(size[1] / GRID_CELL)),
                           size=0.5)  # a unit square, scaled below
     bm.to_mesh(mesh)
     bm.free()
-    grid = bpy.data.objects.new("estimated ground", mesh)
+    grid = bpy.data.objects.new(name, mesh)
     collection.objects.link(grid)
-    plane = contact.plane
-    rotation = quat_to_matrix(quat_z_to(plane.normal))
-    matrix = Matrix(rotation.tolist()).to_4x4()
+    tilt = quat_to_matrix(quat_z_to(plane.normal))
+    heading = np.eye(3)
+    heading[:2, :2] = axes
+    matrix = Matrix((tilt @ heading).tolist()).to_4x4()
     matrix.translation = (centre[0], centre[1], plane.height_at(*centre))
     grid.matrix_world = matrix @ Matrix.Diagonal((size[0], size[1], 1.0, 1.0))
-    grid.data.materials.append(material("contact_plane"))
+    grid.data.materials.append(material(colour))
     grid.modifiers.new("Wireframe", "WIREFRAME").thickness = 0.004
     return grid
+
+
+def _surfaces(contact: Contact, collection: bpy.types.Collection) -> None:
+    """The floor over the contact points' footprint; each raised patch over its extent."""
+    if not contact.surfaces:
+        return
+    points = contact.point_positions.reshape(-1, 3)
+    points = points[np.isfinite(points).all(axis=1)]
+    low, high = points[:, :2].min(axis=0) - GRID_MARGIN, points[:, :2].max(axis=0) + GRID_MARGIN
+    _grid("estimated ground", contact.plane, 0.5 * (low + high), np.eye(2), high - low, "contact_plane", collection)
+    for j, patch in enumerate(contact.patches[1:], start=1):
+        corners = patch.corners[:, :2]
+        sides = np.array([corners[1] - corners[0], corners[3] - corners[0]])
+        lengths = np.linalg.norm(sides, axis=1)
+        _grid(f"estimated surface {j}", contact.surfaces[j].top, corners.mean(0), (sides / lengths[:, None]).T,
+              lengths, "contact_raised", collection)
 
 
 def build_contact_visuals(contact: Contact, trial: Trial, trial_collection: bpy.types.Collection,
                           rig: bpy.types.Object, frames: np.ndarray, scene: bpy.types.Scene) -> None:
     """Plane grid, per-foot and per-point estimated GRF arrows, and GRF curves, keyed at ``frames``."""
     collection = child_collection(trial_collection, f"{trial_collection.name} contact")
-    _plane_grid(contact, collection)
+    _surfaces(contact, collection)
     for f, foot in enumerate(contact.feet):
         arrow = create_arrow(f"{foot} estimated GRF", collection, "force_estimated", scene)
         key_arrow(arrow, frames, contact.foot_cop[:, f], contact.foot_force[:, f])
-    weight = contact.force_scale * 9.81
+    weight = contact.body_weight
     magnitude = np.linalg.norm(contact.point_forces, axis=-1)
     for k in np.flatnonzero(np.nanmax(magnitude, axis=0) > ACTIVE_POINT_FRACTION * weight):
         segment = contact.model.segments[contact.point_segments[k]].name
@@ -68,9 +88,11 @@ def build_contact_visuals(contact: Contact, trial: Trial, trial_collection: bpy.
     curves = {f"GRF vertical {foot} estimated": contact.foot_force[:, f, 2] for f, foot in enumerate(contact.feet)}
     curves["GRF vertical total estimated"] = contact.total_force[:, 2]
     if trial.plate_samples is not None:
+        samples = np.rint((contact.times - trial.start_time) * trial.rate).astype(int)
         measured = np.nansum(np.where(np.isfinite(trial.plate_samples.cop).all(-1, keepdims=True),
-                                      trial.plate_samples.force, 0.0), axis=1)[:len(frames), 2]
+                                      trial.plate_samples.force, 0.0), axis=1)[samples, 2]
         curves["GRF vertical total measured"] = measured
     for name in curves:
         rig[name] = 0.0
     key_channels(rig, [Channel(f'["{name}"]', 0, frames, values, group="Contact") for name, values in curves.items()])
+    key_contact_events(rig, foot_contacts(contact), frames, scene)

@@ -13,7 +13,9 @@ from .steps import (MOCAP_DYNAMICS_OT_build_armature, MOCAP_DYNAMICS_OT_estimate
                     MOCAP_DYNAMICS_OT_export_results, MOCAP_DYNAMICS_OT_inverse_dynamics, MOCAP_DYNAMICS_OT_reconstruct,
                     MOCAP_DYNAMICS_OT_run_all, MOCAP_DYNAMICS_OT_zero_gravity, active_trial)
 from .importer import MOCAP_DYNAMICS_OT_import_markers
+from .mapping import MOCAP_DYNAMICS_OT_read_marker_labels, MOCAP_DYNAMICS_OT_save_marker_set
 from .render_operator import MOCAP_DYNAMICS_OT_render_overlay
+from .retarget import ACTION_PROP, MOCAP_DYNAMICS_OT_retarget
 from .trial_scene import trial_metadata
 
 CATEGORY = "Mocap Dynamics"
@@ -107,6 +109,54 @@ class MOCAP_DYNAMICS_PT_body_model(_SubStep, bpy.types.Panel):
             box.label(text=line, icon="ERROR")
 
 
+class MOCAP_DYNAMICS_PT_marker_mapping(_Step, bpy.types.Panel):
+    bl_label = "Marker Mapping"
+    bl_parent_id = MOCAP_DYNAMICS_PT_body_model.__name__
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw(self, context):
+        layout = self.layout
+        collection, meta = active_trial(context)
+        if meta is None:
+            layout.label(text="Import a trial first.")
+            return
+        rows = collection.mocap_dynamics_markers
+        if not rows:
+            layout.label(text="Which marker is which landmark, on which segment.")
+            layout.operator(MOCAP_DYNAMICS_OT_read_marker_labels.bl_idname, icon="SORTALPHA")
+            return
+        model = meta.get("model")
+        if model:
+            layout.label(text=f"Model built with: {model['markerset']}")
+        used = sum(1 for r in rows if r.segment or r.landmarks)
+        layout.label(text=f"{len(rows)} markers: {used} used, {len(rows) - used} ignored")
+        layout.template_list("MOCAP_DYNAMICS_UL_markers", "", collection, "mocap_dynamics_markers", collection,
+                             "mocap_dynamics_marker_index", rows=8)
+        if 0 <= collection.mocap_dynamics_marker_index < len(rows):
+            _marker_details(layout.box(), rows[collection.mocap_dynamics_marker_index], model or {})
+        row = layout.row(align=True)
+        row.operator(MOCAP_DYNAMICS_OT_read_marker_labels.bl_idname, text="Read Again", icon="FILE_REFRESH")
+        row.operator(MOCAP_DYNAMICS_OT_save_marker_set.bl_idname, icon="FILE_TICK")
+
+
+def _marker_details(box, row, model: dict) -> None:
+    """The active marker: what it is (editable), what that makes it, and what the current model does with it."""
+    col = box.column(align=True)
+    col.label(text=row.label, icon="EMPTY_AXIS")
+    col.prop(row, "meaning", text="")
+    col.prop(row, "side", text="")
+    col.label(text=f"Segment: {row.segment or 'none'}")
+    col.label(text=f"Landmarks: {row.landmarks or 'none'}")
+    if row.note:
+        col.label(text=row.note, icon="INFO")
+    in_model = model.get("markers", {}).get(row.label)
+    if in_model is not None:
+        col.label(text=f"In the model: {in_model.get('segment', 'landmark only')}"
+                       + (f" ({', '.join(in_model['landmarks'])})" if in_model.get("landmarks") else ""))
+    elif row.label in model.get("ignored_markers", {}):
+        col.label(text=f"Not in the model: {model['ignored_markers'][row.label]}")
+
+
 class MOCAP_DYNAMICS_PT_reconstruct(_SubStep, bpy.types.Panel):
     bl_label = "3. Reconstruct"
 
@@ -124,6 +174,14 @@ class MOCAP_DYNAMICS_PT_reconstruct(_SubStep, bpy.types.Panel):
         box.label(text="Worst markers (median error):")
         for label, error in rec["worst_markers_median_m"].items():
             box.label(text=f"  {label}: {1000 * error:.1f} mm")
+        filled = active_trial(context)[1].get("gap_fill")
+        if filled:
+            box.label(text=f"Gap filling ({filled['options']['method']}): {filled['samples_filled']} samples of "
+                           f"{len(filled['markers'])} markers filled (violet), {filled['gaps_left']} gaps left",
+                      icon="CHECKMARK" if not filled["gaps_left"] else "INFO")
+            for label, entry in sorted(filled["markers"].items(), key=lambda kv: -kv[1]["frames_filled"])[:3]:
+                box.label(text=f"  {label}: " + ", ".join(f"{n} frames by {method}"
+                                                          for method, n in entry["by_method"].items()))
 
 
 class MOCAP_DYNAMICS_PT_dynamics(_SubStep, bpy.types.Panel):
@@ -149,14 +207,20 @@ class MOCAP_DYNAMICS_PT_contact(_SubStep, bpy.types.Panel):
     def draw(self, context):
         layout = self.layout
         box, contact = _step(layout, context, MOCAP_DYNAMICS_OT_estimate_contact, "MOD_PHYSICS", "contact",
-                             "Ground forces, plane, stiffness from the motion alone.")
+                             "Surfaces and ground forces from the motion alone.")
         if box is None:
             return
         box.label(text=f"Forces: {'per frame' if contact.get('forces') == 'per_frame' else 'springs (paper)'}; "
                        f"root force explained {100 * contact['explained_force']:.0f} %")
-        box.label(text=f"Plane: {100 * contact['plane_height_m']:.1f} cm high, tilted {contact['plane_angle_deg']:.2f}°")
-        box.label(text=f"Resting height {100 * contact['resting_height_m']:.1f} cm; stiffness {contact['stiffness']:.1f}, "
-                       f"damping {contact['normal_damping']:.1f} / {contact['tangential_damping']:.1f}")
+        if not contact["surfaces"]:
+            box.label(text="No support found: nothing rests on a surface", icon="INFO")
+        for surface in contact["surfaces"]:
+            box.label(text=f"{surface['name'].capitalize()}: {100 * surface['height_m']:.1f} cm high, tilted "
+                           f"{surface['tilt_deg']:.1f}°, {len(surface['load_intervals_s'])} loaded intervals")
+        if "resting_height_m" in contact:
+            box.label(text=f"Resting height {100 * contact['resting_height_m']:.1f} cm; stiffness "
+                           f"{contact['stiffness']:.1f}, damping {contact['normal_damping']:.1f} / "
+                           f"{contact['tangential_damping']:.1f}")
         plates = contact.get("plates")
         if plates:
             box.label(text=f"Vertical GRF vs plates: RMSE {plates['rmse_vertical_bw_percent']:.1f} % BW, "
@@ -210,23 +274,72 @@ class MOCAP_DYNAMICS_PT_visuals(_SubStep, bpy.types.Panel):
         self.layout.operator(MOCAP_DYNAMICS_OT_render_overlay.bl_idname, icon="RENDER_STILL")
 
 
+class MOCAP_DYNAMICS_PT_retarget(_SubStep, bpy.types.Panel):
+    bl_label = "8. Retarget"
+
+    def draw(self, context):
+        layout = self.layout
+        settings = context.scene.mocap_dynamics_retarget
+        col = layout.column(align=True)
+        col.prop(settings, "target")
+        col.prop(settings, "source")
+        row = col.row(align=True)
+        row.prop(settings, "foot_lock")
+        row.prop(settings, "blend")
+        col.prop(settings, "visuals")
+        target = settings.target
+        if target is None:
+            layout.label(text="Pick your character's armature.")
+            return
+        row = layout.row(align=True)
+        row.operator("mocap_dynamics.detect_mapping", icon="BONE_DATA")
+        row.operator("mocap_dynamics.save_mapping_preset", text="", icon="FILE_TICK")
+        row = layout.row(align=True)
+        row.prop(settings, "preset", text="")
+        row.operator("mocap_dynamics.load_mapping_preset", text="", icon="FILE_FOLDER")
+        table = settings.table(target) is not None
+        if table:
+            row = layout.row()
+            row.template_list("MOCAP_DYNAMICS_UL_bone_mapping", "", settings, "mapping", settings, "mapping_index",
+                              rows=6)
+            col = row.column(align=True)
+            col.operator("mocap_dynamics.mapping_row", text="", icon="ADD").remove = False
+            col.operator("mocap_dynamics.mapping_row", text="", icon="REMOVE").remove = True
+        else:
+            layout.label(text="Bones are detected when you retarget.")
+        op = layout.operator(MOCAP_DYNAMICS_OT_retarget.bl_idname, icon="ARMATURE_DATA")
+        op.target, op.source, op.use_table = target.name, settings.source, table
+        op.foot_lock, op.blend, op.visuals = settings.foot_lock, settings.blend, settings.visuals
+        layout.operator("mocap_dynamics.export_animation", icon="EXPORT").target = target.name
+        done = target.get(ACTION_PROP)
+        if done:
+            box = layout.box().column(align=True)
+            box.label(text=f"{done['action']}: {done['frames']} frames, {done['family']}")
+            box.label(text=f"Legs x{done['leg_length_ratio']:.2f}; {done['stances']} stances planted")
+            box.label(text=f"Contact slide {1000 * done['max_contact_slide_m']:.1f} mm, "
+                           f"hips lowered up to {1000 * done['max_hip_drop_m']:.0f} mm")
+
+
 class MOCAP_DYNAMICS_PT_export(_SubStep, bpy.types.Panel):
-    bl_label = "8. Export"
+    bl_label = "9. Export"
 
     def draw(self, context):
         self.layout.operator(MOCAP_DYNAMICS_OT_export_results.bl_idname, icon="EXPORT")
-        self.layout.label(text="Angles, torques and residuals, estimated GRF (OpenSim, CSV), plots.")
+        self.layout.label(text="Angles, torques and residuals, estimated GRF (OpenSim, CSV), plots;")
+        self.layout.label(text="optionally an OpenSim model with the motion, loads and moments.")
 
 
 CLASSES = (
     MOCAP_DYNAMICS_PT_main,
     MOCAP_DYNAMICS_PT_import,
     MOCAP_DYNAMICS_PT_body_model,
+    MOCAP_DYNAMICS_PT_marker_mapping,
     MOCAP_DYNAMICS_PT_reconstruct,
     MOCAP_DYNAMICS_PT_dynamics,
     MOCAP_DYNAMICS_PT_contact,
     MOCAP_DYNAMICS_PT_zero_gravity,
     MOCAP_DYNAMICS_PT_visuals,
+    MOCAP_DYNAMICS_PT_retarget,
     MOCAP_DYNAMICS_PT_export,
 )
 

@@ -7,15 +7,19 @@ stage, and extends the trial's collection with what it produced.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, StringProperty
 
 from ..solver.errors import MocapError
 from ..solver.io import ImportOptions
+from ..solver.kinematics.gap_fill import GapFillOptions
 from ..solver.model import TEMPLATES
 from ..solver.pipeline import STAGES, PipelineOptions
 from ..solver.results import write_results
 from ..solver.zerog import ZeroGravityOptions
+from .mapping import fill_rows
 from .messages import sidebar_messages
 from .process import process_trial
 from .progress import ProgressReporter
@@ -33,7 +37,9 @@ def stored_options(meta: dict, **changes) -> PipelineOptions:
     stored = meta.get("options", {})
     imp = ImportOptions(**stored.get("import_options", {}))
     keep = {k: stored[k] for k in ("grf", "template", "mass", "static", "markerset", "sex", "method", "otm_mode",
-                                   "tolerance", "cutoff", "contact_forces") if k in stored}
+                                   "tolerance", "cutoff", "derivatives", "contact_forces", "surfaces")
+            if k in stored}
+    keep["gap_fill"] = GapFillOptions(**stored.get("gap_fill", {}))
     return PipelineOptions(import_options=imp, **{**keep, **changes})
 
 
@@ -65,6 +71,13 @@ class _Step:
 
 
 TEMPLATE_ITEMS = [(name, name, template.description) for name, template in TEMPLATES.items()]
+_GAP_FILL = GapFillOptions()
+GAP_FILL_ITEMS = [
+    ("auto", "Auto", "Spline for short gaps, the segment's other markers as a rigid body or PCA for longer ones"),
+    ("spline", "Spline", "A spline through the marker's own samples"),
+    ("rigid", "Rigid Body", "The other markers of the marker's segment, moving as one rigid body"),
+    ("pca", "PCA", "The marker's correlation with all other markers (Gløersen & Federolf 2016)"),
+    ("none", "Off", "Leave gaps as gaps")]
 
 
 class MOCAP_DYNAMICS_OT_build_armature(_Step, bpy.types.Operator):
@@ -80,7 +93,14 @@ class MOCAP_DYNAMICS_OT_build_armature(_Step, bpy.types.Operator):
     static_filepath: StringProperty(name="Static Trial", subtype="FILE_PATH",
                                     description="Optional static trial of the same subject for calibration")
     markerset_filepath: StringProperty(name="Marker Set", subtype="FILE_PATH",
-                                       description="Optional TOML mapping of markers to segments")
+                                       description="Optional marker-set TOML (e.g. saved from Marker Mapping); "
+                                                   "empty: the labels are read by meaning")
+
+    def invoke(self, context, event):
+        stored = (active_trial(context)[1] or {}).get("options", {}).get("markerset")
+        if stored and not self.markerset_filepath:  # e.g. the one Save Marker Set wrote
+            self.markerset_filepath = stored
+        return super().invoke(context, event)
 
     def execute(self, context):
         result = run_step(self, context, "calibrate", template=self.template, mass=self.mass or None, sex=self.sex,
@@ -88,6 +108,9 @@ class MOCAP_DYNAMICS_OT_build_armature(_Step, bpy.types.Operator):
                           markerset=bpy.path.abspath(self.markerset_filepath) or None)
         if result is None:
             return {"CANCELLED"}
+        collection = active_trial(context)[0]
+        if not collection.mocap_dynamics_markers:
+            fill_rows(collection, result.trial.labels, result.trial.metadata.get("point_descriptions"))
         model = result.model
         self.report({"INFO"}, f"{model.metadata['calibration'].template}: {len(model.segments)} segments, "
                               f"{model.total_mass:.1f} kg ({model.mass_source})")
@@ -109,12 +132,29 @@ class MOCAP_DYNAMICS_OT_reconstruct(_Step, bpy.types.Operator):
         ("paper", "Paper (QR)", "Ausejo et al.'s QR solution of the KKT system, as published (slow)")])
     tolerance: FloatProperty(name="Tolerance", default=1e-7, min=1e-12, max=1e-2, precision=9,
                              description="Convergence tolerance on the norm of the joint constraints")
+    gap_fill: EnumProperty(name="Gap Filling", items=GAP_FILL_ITEMS,
+                           description="How missing marker samples are filled before reconstruction; filled "
+                                       "samples show a violet sphere on the marker")
+    max_gap: FloatProperty(name="Longest Gap", default=_GAP_FILL.max_gap_s, min=0.0, soft_max=5.0,
+                           unit="TIME_ABSOLUTE", description="Fill no gap longer than this (0 = no limit)")
+
+    def invoke(self, context, event):
+        stored = active_trial(context)[1].get("options", {}).get("gap_fill", {})
+        self.gap_fill = stored.get("method", _GAP_FILL.method)
+        self.max_gap = stored.get("max_gap_s", _GAP_FILL.max_gap_s)
+        return super().invoke(context, event)
 
     def execute(self, context):
+        stored = stored_options(active_trial(context)[1]).gap_fill
+        gap_fill = replace(stored, method=self.gap_fill, max_gap_s=self.max_gap)
         result = run_step(self, context, "reconstruct", method=self.method, otm_mode=self.mode,
-                          tolerance=self.tolerance)
+                          tolerance=self.tolerance, gap_fill=gap_fill)
         if result is None:
             return {"CANCELLED"}
+        filled = result.gap_fill.summary()
+        if filled["samples_filled"]:
+            self.report({"INFO"}, f"gap filling: {filled['samples_filled']} samples of {len(filled['markers'])} "
+                                  f"markers filled, {filled['gaps_left']} gaps left")
         converged = result.motion.converged
         if not converged.all():
             self.report({"WARNING"}, f"{int((~converged).sum())} frames did not converge (flagged in the report)")
@@ -128,13 +168,22 @@ class MOCAP_DYNAMICS_OT_inverse_dynamics(_Step, bpy.types.Operator):
     bl_idname = "mocap_dynamics.inverse_dynamics"
     bl_label = "Compute Dynamics"
 
-    cutoff: FloatProperty(name="Filter Cutoff", default=0.0, min=0.0, soft_max=30.0, unit="NONE",
-                          description="Zero-lag Butterworth cutoff in Hz before differentiating; "
-                                      "0 = the paper's plain forward differences")
+    filter: EnumProperty(name="Filter", items=[
+        ("auto", "Automatic", "Zero-lag Butterworth filter at the cutoff Winter's residual analysis finds for this "
+                              "trial (the validated default)"),
+        ("fixed", "Fixed Cutoff", "Zero-lag Butterworth filter at the cutoff below"),
+        ("none", "None (paper)", "No filter: the paper's plain differences of the reconstructed motion")])
+    cutoff: FloatProperty(name="Cutoff (Hz)", default=8.0, min=0.5, soft_max=30.0,
+                          description="Cutoff of the fixed filter, in Hz")
+    derivatives: EnumProperty(name="Derivatives", items=[
+        ("central", "Central", "Central differences, centred on each frame (the validated default)"),
+        ("forward", "Forward (paper)", "The paper's forward differences, consistent with Euler integration")])
     per_kg: BoolProperty(name="Per kg Body Mass", description="Show torque and force curves per kg body mass")
 
     def execute(self, context):
-        result = run_step(self, context, "dynamics", SceneOptions(per_kg=self.per_kg), cutoff=self.cutoff or None)
+        cutoff = self.cutoff if self.filter == "fixed" else self.filter
+        result = run_step(self, context, "dynamics", SceneOptions(per_kg=self.per_kg), cutoff=cutoff,
+                          derivatives=self.derivatives)
         if result is None:
             return {"CANCELLED"}
         figures = result.report()["dynamics"]
@@ -144,24 +193,33 @@ class MOCAP_DYNAMICS_OT_inverse_dynamics(_Step, bpy.types.Operator):
 
 
 class MOCAP_DYNAMICS_OT_estimate_contact(_Step, bpy.types.Operator):
-    """Estimate the ground plane, its stiffness and damping, and the ground reaction forces from the motion alone"""
+    """Estimate the surfaces the subject rests on and the ground reaction forces from the motion alone"""
 
     bl_idname = "mocap_dynamics.estimate_contact"
     bl_label = "Estimate Contact"
 
     forces: EnumProperty(name="Forces", items=[
-        ("spring", "Springs (paper)", "Brubaker et al.'s damped springs (eqs. 4-7) with the estimated stiffness "
-                                      "and damping"),
-        ("per_frame", "Per frame", "Forces solved frame by frame at the contact points near the estimated plane, "
-                                   "within friction cones: closer to force plates (filter the dynamics first)")])
+        ("per_frame", "Per frame", "Forces solved frame by frame at the contact points near the surfaces, within "
+                                   "friction cones (the validated default)"),
+        ("spring", "Springs (paper)", "Brubaker et al.'s damped springs (eqs. 4-7) with the stiffness and damping "
+                                      "estimated by eq. 10")])
+    surfaces: EnumProperty(name="Surfaces", items=[
+        ("auto", "Automatic", "Found from resting points for per-frame forces (floor, boxes, seats); the paper's "
+                              "plane for springs"),
+        ("detected", "From Resting Points", "The floor and raised surfaces (a box, a step, a seat) found from where "
+                                            "body points rest"),
+        ("plane", "One Plane (paper)", "One plane fitted to the root forces (eq. 10)")])
 
     def execute(self, context):
-        result = run_step(self, context, "contact", contact_forces=self.forces)
+        result = run_step(self, context, "contact", contact_forces=self.forces,
+                          surfaces=None if self.surfaces == "auto" else self.surfaces)
         if result is None:
             return {"CANCELLED"}
         for warning in result.contact.warnings:
             self.report({"WARNING"}, warning)
-        message = f"contact explains {100 * result.contact.explained_force:.0f} % of the root force"
+        names = [surface["name"] for surface in result.contact.summary()["surfaces"]]
+        message = (f"contact on {', '.join(names) or 'no support found'}: explains "
+                   f"{100 * result.contact.explained_force:.0f} % of the root force")
         if result.plate_comparison is not None:
             message += (f"; vertical GRF vs plates: RMSE {result.plate_comparison.rmse_vertical:.1f} % BW, "
                         f"r = {result.plate_comparison.correlation_vertical:.2f}")
@@ -217,12 +275,16 @@ class MOCAP_DYNAMICS_OT_run_all(_Step, bpy.types.Operator):
 
 
 class MOCAP_DYNAMICS_OT_export_results(_Step, bpy.types.Operator):
-    """Write angles (.mot), torques and residuals (.sto), estimated GRF (.mot), CSV and plots of the active trial"""
+    """Write angles (.mot), torques and residuals (.sto), estimated GRF (.mot), CSV and plots of the active trial,
+    and optionally the OpenSim model, coordinates, loads and moments"""
 
     bl_idname = "mocap_dynamics.export_results"
     bl_label = "Export Results"
 
     directory: StringProperty(name="Folder", subtype="DIR_PATH")
+    opensim: BoolProperty(name="OpenSim Files", default=False,
+                          description="Also write opensim/: the subject's model (.osim), the motion as its "
+                                      "coordinates, the external loads and our moments, for OpenSim's tools")
 
     def invoke(self, context, event):
         context.window_manager.fileselect_add(self)
@@ -240,7 +302,8 @@ class MOCAP_DYNAMICS_OT_export_results(_Step, bpy.types.Operator):
             return {"CANCELLED"}
         try:
             with sidebar_messages():
-                written, notes = write_results(result, bpy.path.abspath(self.directory), '"Folder"')
+                written, notes = write_results(result, bpy.path.abspath(self.directory), opensim=self.opensim,
+                                               flag='"Folder"')
         except MocapError as error:
             self.report({"ERROR"}, error.one_line())
             return {"CANCELLED"}

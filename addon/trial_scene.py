@@ -24,7 +24,7 @@ from .collections import child_collection
 from .contact_visuals import build_contact_visuals
 from .dynamics_visuals import build_dynamics_visuals
 from .force_plates import build_plates
-from .markers import build_markers
+from .markers import build_markers, show_filled
 from .model_markers import build_model_markers, key_marker_errors
 from .zero_gravity import key_zero_gravity, show_captured
 
@@ -116,7 +116,8 @@ def add_results(context: bpy.types.Context, result: PipelineResult, collection: 
     """Add what the later stages produced to the trial's collection and store the report.
 
     Calibration: the armature (posed at the calibration's initial frame until a
-    motion is keyed). Reconstruction: the motion keyed on it, model markers
+    motion is keyed). Gap filling: the filled samples keyed on the marker empties and
+    marked (``markers.show_filled``). Reconstruction: the motion keyed on it, model markers
     coloured by their median error, per-frame marker errors. Dynamics: torque
     disks, the root residual arrow and magnitude curves (per kg if asked). Contact: the estimated plane,
     GRF arrows and curves. Zero gravity: a new named action (see ``zero_gravity.key_zero_gravity``).
@@ -132,10 +133,13 @@ def add_results(context: bpy.types.Context, result: PipelineResult, collection: 
                                    np.array([calibration.initial_q]), method="calibration")
         key_motion(rig, motion, _frames_at(meta, motion.times))
         errors = {}
+        markers = next(c for c in collection.children if c.name.startswith(f"{collection.name} markers"))
+        if result.gap_fill is not None:
+            show_filled(result.gap_fill, markers, child_collection(collection, f"{collection.name} gap fills"),
+                        _frames_at(meta, result.trial.times))
         if result.motion is not None:
             stats = marker_error_stats(result.motion)
             errors = dict(zip(stats.labels, stats.median))
-            markers = next(c for c in collection.children if c.name.startswith(f"{collection.name} markers"))
             key_marker_errors(result.motion, markers, _frames_at(meta, result.motion.times))
         build_model_markers(result.model, rig, child_collection(collection, f"{collection.name} model markers"),
                             errors)

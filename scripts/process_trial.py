@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> dict:
             with atomic_path(make_folder(blend.parent, "--out") / blend.name) as tmp:
                 bpy.ops.wm.save_as_mainfile(filepath=str(tmp), copy=True)
         if tables:
-            written, notes = write_results(result, tables, "--tables")
+            written, notes = write_results(result, tables, flag="--tables")
             report["tables"] = {"files": [str(p) for p in written], "notes": notes}
         if report_path:
             write_text(make_folder(report_path.parent, "--report") / report_path.name, json.dumps(report, indent=2))

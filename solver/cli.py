@@ -28,12 +28,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, TypeVar
 
-from .contact import FORCE_MODELS
-from .errors import UNSET, MocapError, Spelling, spoken_as
+from .contact import FORCE_MODELS, SURFACE_MODELS
+from .dynamics import SCHEMES
+from .errors import UNSET, InputError, MocapError, Spelling, spoken_as
 from .io.atomic import staged_outputs, writable_folder, write_text, written_paths
 from .io.conventions import UNIT_OVERRIDES, UP_AXES
+from .kinematics.gap_fill import CHOICES as GAP_FILL_METHODS
 from .model import TEMPLATES
-from .pipeline import STAGES, PipelineOptions, options_from_dict, options_from_toml, run
+from .pipeline import DISCOVER, STAGES, PipelineOptions, options_from_dict, options_from_toml, run
 from .report import summary
 from .results import write_results
 from .zerog import KINDS as ZERO_GRAVITY_KINDS
@@ -45,9 +47,22 @@ EXIT_SIGNAL_BASE = 128
 T = TypeVar("T")
 _DEFAULT = PipelineOptions()
 
+def _cutoff(text: str) -> float | str | None:
+    """``--cutoff``: ``auto``, ``none`` or a positive frequency in Hz."""
+    if text.lower() in ("auto", "none"):
+        return None if text.lower() == "none" else "auto"
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not auto, none or a frequency in Hz") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive frequency in Hz")
+    return value
+
+
 #: Pipeline flags by group: (flag, the ``PipelineOptions`` field it sets (``table.field`` for the nested
-#: ``import`` and ``zero_gravity`` options), argparse keywords, whether its value is a path). Flags that
-#: are not given are absent from the parsed namespace.
+#: ``import``, ``gap_fill`` and ``zero_gravity`` options), argparse keywords, whether its value is a path).
+#: Flags that are not given are absent from the parsed namespace.
 PIPELINE_FLAGS = {
     "pipeline": (
         ("--options", "options", {"metavar": "FILE.toml", "help": "pipeline options from a TOML file (flags "
@@ -70,9 +85,21 @@ PIPELINE_FLAGS = {
         ("--static", "static", {"metavar": "FILE", "help": "static trial of the same subject for calibration "
                                                            "(.c3d or .trc)"}, True),
         ("--markerset", "markerset", {"metavar": "FILE.toml", "help": "TOML mapping of markers to segments, for "
-                                                                      "unknown marker sets"}, True),
+                                                                      "unknown marker sets; 'discover' finds the "
+                                                                      "segments from the motion (done anyway when "
+                                                                      "the labels match no known set)"}, True),
         ("--sex", "sex", {"choices": ["male", "female"], "help": f"de Leva inertia table (default: "
                                                                  f"{_DEFAULT.sex})"}, False),
+        ("--opensim-model", "opensim_model", {"metavar": "FILE.osim", "help": "segment masses, CM and inertia "
+                                              "from an OpenSim model where its bodies map onto ours (e.g. an "
+                                              "AddBiomechanics-scaled model) instead of the inertia table"}, True),
+    ),
+    "gap filling": (
+        ("--fill", "gap_fill.method", {"choices": GAP_FILL_METHODS, "help": "how marker gaps are filled before "
+                                       "reconstruction (default: auto, spline for short gaps, rigid body or PCA "
+                                       "for longer ones; none: off)"}, False),
+        ("--fill-max-gap", "gap_fill.max_gap_s", {"type": float, "metavar": "S", "help": "fill no gap longer "
+                                                  "than this (default: 0, no limit)"}, False),
     ),
     "reconstruction and dynamics": (
         ("--reconstruct", "method", {"choices": ["otm", "lee"], "help": "OTM (default) or Lee's "
@@ -81,12 +108,24 @@ PIPELINE_FLAGS = {
                                                                           "paper's QR mode (slow)"}, False),
         ("--tolerance", "tolerance", {"type": float, "help": f"OTM tolerance on ||Phi(q)|| (default "
                                                              f"{_DEFAULT.tolerance:g})"}, False),
-        ("--cutoff", "cutoff", {"type": float, "metavar": "HZ", "help": "zero-lag Butterworth cutoff before "
-                                                                        "differentiating (default: the paper's "
-                                                                        "plain forward differences)"}, False),
-        ("--contact-forces", "contact_forces", {"choices": list(FORCE_MODELS), "help": "contact forces from the "
-                                                "paper's springs (default: spring) or solved frame by frame on the "
-                                                "estimated plane (per_frame; use with --cutoff)"}, False),
+        ("--cutoff", "cutoff", {"type": _cutoff, "metavar": "{auto,none,HZ}", "help": "zero-lag Butterworth "
+                                "cutoff before differentiating: auto (default: Winter's residual analysis per "
+                                "trial), none (the paper's raw differences) or a frequency in Hz"}, False),
+        ("--derivatives", "derivatives", {"choices": list(SCHEMES), "help": "finite differences: central (default) "
+                                          "or forward (the paper's, consistent with Euler integration)"}, False),
+    ),
+    "contact": (
+        ("--contact-forces", "contact_forces", {"choices": list(FORCE_MODELS), "help": "contact forces solved frame "
+                                                "by frame within friction cones (default: per_frame) or the "
+                                                "paper's springs (spring)"}, False),
+        ("--surfaces", "surfaces", {"choices": list(SURFACE_MODELS), "help": "contact surfaces found from resting "
+                                    "points: the floor, boxes, seats (detected; the default with per-frame "
+                                    "forces) or the paper's one plane (plane; the default with springs)"}, False),
+    ),
+    "outputs": (
+        ("--opensim", "opensim", {"action": "store_true", "help": "also write OUT/opensim/: the model (.osim), "
+                                                                 "coordinates, external loads and moments as "
+                                                                 "OpenSim files"}, False),
     ),
     "zero gravity": (
         ("--zero-gravity", "zero_gravity.kind", {"choices": ZERO_GRAVITY_KINDS, "help": "the zero-gravity variant "
@@ -143,8 +182,10 @@ def pipeline_argv(args: argparse.Namespace) -> list[str]:
         value = given[dest]
         if keywords.get("action") == "store_false":
             argv += [] if value else [flag]
+        elif keywords.get("action") == "store_true":
+            argv += [flag] if value else []
         else:
-            argv += [flag, str(Path(value).resolve()) if is_path and value != "auto" else str(value)]
+            argv += [flag, str(Path(value).resolve()) if is_path and value not in ("auto", DISCOVER) else str(value)]
     return argv
 
 
@@ -217,7 +258,7 @@ def solve(path: str | Path, options: PipelineOptions, out: str | Path) -> dict:
     out = writable_folder(out, "--out")
     with staged_outputs():
         result = run(path, options, log)
-        written, notes = write_results(result, out, "--out")
+        written, notes = write_results(result, out, flag="--out")
         report = result.report()
         report["tables"] = {"files": [str(p) for p in written], "notes": notes}
         write_text(out / "report.json", json.dumps(report, indent=2))
@@ -241,6 +282,18 @@ def main(argv: list[str] | None = None) -> int:
     return guarded(lambda: solve(args.input, pipeline_options(args), args.out))[0]
 
 
+def _signal_inside(error: BaseException) -> BaseException | None:
+    """The ``KeyboardInterrupt`` or ``Interrupted`` behind ``error``, if a C extension turned the signal into
+    another exception (numba's dispatcher raises ``SystemError`` when the handler fires while it loads a kernel)."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, (KeyboardInterrupt, Interrupted)):
+            return error
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return None
+
+
 def guarded(action: Callable[[], T]) -> tuple[int, T | None]:
     """Run ``action`` for a command line: (exit code, its result). Messages name options as flags. A
     ``MocapError`` is one ``error:`` line on stderr (exit 2); Ctrl-C or SIGTERM one ``interrupted:`` line (exit
@@ -255,6 +308,10 @@ def guarded(action: Callable[[], T]) -> tuple[int, T | None]:
         print(f"error: {error.one_line()}", file=sys.stderr)
         return EXIT_BAD_INPUT, None
     except Exception as error:
+        signal_error = _signal_inside(error)
+        if signal_error is not None:  # raised inside a C extension (numba loading a kernel) that wrapped it
+            print(interrupted_line(), file=sys.stderr, flush=True)
+            return EXIT_SIGNAL_BASE + getattr(signal_error, "signum", signal.SIGINT), None
         traceback.print_exc()
         print(f"error: unexpected {type(error).__name__}: {error} (a bug: please report it with the traceback "
               "above)", file=sys.stderr)

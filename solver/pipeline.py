@@ -2,8 +2,9 @@
 
 Stages run in data-flow order up to ``PipelineOptions.until``; each one is
 timed and reported: ``import`` (markers and force plates) -> ``calibrate``
-(the subject's body model) -> ``reconstruct`` (OTM or Lee) -> ``dynamics`` (joint
-torques and root residuals, with and without the measured plate forces) ->
+(the subject's body model) -> ``reconstruct`` (marker gaps filled first,
+``solver.kinematics.gap_fill``, then OTM or Lee on the filled markers) ->
+``dynamics`` (joint torques and root residuals, with and without the measured plate forces) ->
 ``contact`` (ground contact estimated from the motion alone; measured plates
 are used only to judge it) -> ``zero_gravity`` (a zero-gravity variant: by
 default the captured motion on a free-floating body, or a manoeuvre of the
@@ -23,25 +24,33 @@ from typing import Callable
 
 import numpy as np
 
-from .contact import FORCE_MODELS, Contact, PlateComparison, compare_with_plates, estimate_contact
-from .dynamics import Dynamics, inverse_dynamics, plate_forces
+from .contact import FORCE_MODELS, SURFACE_MODELS, Contact, PlateComparison, compare_with_plates, estimate_contact
+from .contact.plate_mass import mass_from_plates
+from .dynamics import SCHEMES, Dynamics, inverse_dynamics, plate_forces
 from .errors import InputError, ModelError, option
 from .io import ImportOptions, attach_plates, load_trial, quiet_standing_weight, read_grf_mot
 from .io.documents import parse_document
 from .io.trial import Trial
 from .kinematics import Motion, convergence_summary, marker_error_stats, reconstruct
+from .kinematics.gap_fill import GapFill, GapFillOptions, fill_gaps
 from .kinematics.lee import estimate_lee
 from .kinematics.marker_outliers import drop_marker_outliers
-from .model import BodyModel, calibrate
+from .model import BodyModel, calibrate, with_body_mass
+from .model.discovery import Discovery, discover_markerset
+from .model.markersets import normalize
+from .opensim.inertia import apply_opensim_inertia
 from .plausibility import check_body, check_mass_range, explain_empty_markers
 from .zerog import ZeroGravity, ZeroGravityOptions, zero_gravity_variant
 
 Progress = Callable[[float, str], None]
 
 GRAVITY = 9.81
+#: ``markerset`` value that finds the segments from the motion even when the labels are known.
+DISCOVER = "discover"
 STAGES = ("import", "calibrate", "reconstruct", "dynamics", "contact", "zero_gravity")
 #: Options given as tables (TOML) or dotted names: the nested option objects of ``PipelineOptions``.
-NESTED = {"import": ("import_options", ImportOptions), "zero_gravity": ("zero_gravity", ZeroGravityOptions)}
+NESTED = {"import": ("import_options", ImportOptions), "gap_fill": ("gap_fill", GapFillOptions),
+          "zero_gravity": ("zero_gravity", ZeroGravityOptions)}
 
 
 def _no_progress(fraction: float, message: str) -> None:
@@ -58,9 +67,20 @@ class PipelineOptions:
     quiet standing on force plates, else an assumed 70 kg that every report
     flags), ``static`` (a static trial of the same subject; its GRF found the
     same way), ``markerset`` (a TOML mapping for unknown marker sets), ``sex``
-    (de Leva table). ``contact_forces``: the contact stage's point forces, ``"spring"`` (Brubaker et al.'s
-    eqs. 4-7) or ``"per_frame"`` (solved frame by frame on the estimated plane; with a ``cutoff`` it follows
-    force plates more closely). ``zero_gravity``: which zero-gravity variant the last stage simulates.
+    (de Leva table); with ``markerset=None`` and labels that match no known set, or ``markerset="discover"``,
+    the segments are found from the motion (``model.discovery``). ``gap_fill``: how marker gaps are filled
+    before reconstruction (``GapFillOptions``; on by default). Dynamics: ``cutoff`` of the zero-lag low-pass filter before differentiating, in Hz,
+    ``"auto"`` (Winter's residual analysis, per trial) or ``"none"`` (no filter, the paper's; None is
+    taken as "none"); ``derivatives``
+    ``"central"`` or ``"forward"`` (the paper's, consistent with Euler integration). Contact:
+    ``contact_forces`` ``"per_frame"`` (solved frame by frame within friction cones) or ``"spring"``
+    (Brubaker et al.'s eqs. 4-7); ``surfaces`` ``"detected"`` (the floor and raised surfaces found from
+    resting points) or ``"plane"`` (the paper's eq. 10), None for the force model's own (detected for
+    per-frame forces, the plane for springs). The defaults are the combination validated against force
+    plates (README). ``zero_gravity``: which zero-gravity variant the last stage simulates.
+    ``opensim``: the results also include the OpenSim model, coordinates, loads and moments
+    (``solver.opensim.export``). ``opensim_model``: an OpenSim model (.osim) whose segment masses, CM and
+    inertia replace the inertia table's where its bodies map onto ours (``solver.opensim.inertia``).
     """
 
     import_options: ImportOptions = ImportOptions()
@@ -71,12 +91,17 @@ class PipelineOptions:
     static: str | None = None
     markerset: str | None = None
     sex: str = "male"
+    gap_fill: GapFillOptions = GapFillOptions()
     method: str = "otm"
     otm_mode: str = "fast"
     tolerance: float = 1e-7
-    cutoff: float | None = None
-    contact_forces: str = "spring"
+    cutoff: float | str = "auto"
+    derivatives: str = "central"
+    contact_forces: str = "per_frame"
+    surfaces: str | None = None
     zero_gravity: ZeroGravityOptions = ZeroGravityOptions()
+    opensim: bool = False
+    opensim_model: str | None = None
 
     def __post_init__(self):
         if self.until not in STAGES:
@@ -89,7 +114,25 @@ class PipelineOptions:
         if self.contact_forces not in FORCE_MODELS:
             raise InputError(f"Unknown contact force model {option('contact_forces', self.contact_forces)}",
                              f"use {' or '.join(FORCE_MODELS)}")
+        if self.surfaces is not None and self.surfaces not in SURFACE_MODELS:
+            raise InputError(f"Unknown contact surfaces {option('surfaces', self.surfaces)}",
+                             f"use {' or '.join(SURFACE_MODELS)}")
+        if self.contact_forces == "spring" and self.surfaces == "detected":
+            raise InputError(f"Conflicting contact options: {option('contact_forces', 'spring')} needs the paper's "
+                             "plane (eq. 10), not surfaces detected from resting points",
+                             f"use {option('surfaces', 'plane')} with spring forces, or per_frame forces on "
+                             "detected surfaces")
+        if self.derivatives not in SCHEMES:
+            raise InputError(f"Unknown derivatives {option('derivatives', self.derivatives)}",
+                             f"use {' or '.join(SCHEMES)}")
+        if self.cutoff is None or self.cutoff == "None":
+            object.__setattr__(self, "cutoff", "none")
+        if not isinstance(self.opensim, bool):
+            raise InputError(f"Option {option('opensim', self.opensim)} is not true or false",
+                             "set it to true or false")
         for name, optional in (("mass", True), ("tolerance", False), ("cutoff", True)):
+            if name == "cutoff" and self.cutoff in ("auto", "none"):
+                continue
             value = getattr(self, name)
             if (value is None and not optional) or (value is not None and (
                     isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0)):
@@ -97,13 +140,18 @@ class PipelineOptions:
         if self.mass is not None:
             check_mass_range(self.mass)
 
+    @property
+    def filter_cutoff(self) -> float | str | None:
+        """``cutoff`` as inverse dynamics takes it (None for no filter)."""
+        return None if self.cutoff == "none" else self.cutoff
+
     def runs(self, stage: str) -> bool:
         return STAGES.index(stage) <= STAGES.index(self.until)
 
 
 def options_from_dict(values: dict, base: PipelineOptions = PipelineOptions()) -> PipelineOptions:
-    """``base`` with the given fields replaced; the tables ``import`` and ``zero_gravity`` set the fields of
-    the nested ``ImportOptions`` and ``ZeroGravityOptions``."""
+    """``base`` with the given fields replaced; the tables ``import``, ``gap_fill`` and ``zero_gravity`` set
+    the fields of the nested ``ImportOptions``, ``GapFillOptions`` and ``ZeroGravityOptions``."""
     values = dict(values)
     tables = {name: values.pop(name, {}) for name in NESTED}
     known = {f.name for f in fields(PipelineOptions)} - {field for field, _ in NESTED.values()}
@@ -125,12 +173,15 @@ def options_from_dict(values: dict, base: PipelineOptions = PipelineOptions()) -
 def options_from_toml(path: str | Path, base: PipelineOptions = PipelineOptions()) -> PipelineOptions:
     """Pipeline options from a TOML file: top-level keys are ``PipelineOptions`` fields
     (e.g. ``until = "dynamics"``, ``mass = 61.5``), an ``[import]`` table holds ``units``, ``up_axis``,
-    ``strip_prefix``, a ``[zero_gravity]`` table ``kind``, ``momentum``, ``angle_deg`` and the rest of
-    ``ZeroGravityOptions``. Relative paths (``static``, ``markerset``, ``grf``) are taken from the file's folder."""
+    ``strip_prefix``, a ``[gap_fill]`` table ``method``, ``max_gap_s`` and the rest of ``GapFillOptions``, a
+    ``[zero_gravity]`` table ``kind``, ``momentum``, ``angle_deg`` and the rest of
+    ``ZeroGravityOptions``. Relative paths (``static``, ``markerset``, ``grf``, ``opensim_model``) are taken from
+    the file's folder."""
     path = Path(path)
     values = parse_document(path, tomllib.loads, "Options file", "TOML", "fix the file")
-    for key in ("static", "markerset", "grf"):
-        if isinstance(values.get(key), str) and values[key] != "auto" and not Path(values[key]).is_absolute():
+    for key in ("static", "markerset", "grf", "opensim_model"):
+        if (isinstance(values.get(key), str) and values[key] not in ("auto", DISCOVER)
+                and not Path(values[key]).is_absolute()):
             values[key] = str(path.parent / values[key])
     return options_from_dict(values, base)
 
@@ -143,6 +194,8 @@ class PipelineResult:
     options: PipelineOptions
     trial: Trial
     model: BodyModel | None = None
+    gap_fill: GapFill | None = None
+    discovery: Discovery | None = None
     motion: Motion | None = None
     dynamics: Dynamics | None = None
     dynamics_with_plates: Dynamics | None = None
@@ -162,8 +215,12 @@ class PipelineResult:
         """A JSON-ready summary: what was read, converted and computed, and what the user should know."""
         report = {"source": self.source, "versions": dict(versions()), "options": asdict(self.options),
                   "trial": _trial_report(self.trial)}
+        if self.discovery is not None:
+            report["discovery"] = self.discovery.summary()
         if self.model is not None:
             report["model"] = _model_report(self.model)
+        if self.gap_fill is not None:
+            report["gap_fill"] = self.gap_fill.summary()
         if self.motion is not None:
             report["reconstruction"] = _reconstruction_report(self.motion)
         if self.dynamics is not None:
@@ -232,8 +289,11 @@ def _model_report(model: BodyModel) -> dict:
         "joint_centres": cal.joint_centres,
         "welded": list(cal.welded),
         "initial_marker_rms_m": cal.initial_marker_rms,
+        "markers": cal.markers,
+        "ignored_markers": cal.ignored,
         "notes": list(cal.notes),
         "warnings": list(cal.warnings),
+        "inertia_from_opensim_model": model.metadata.get("opensim_inertia"),
     }
 
 
@@ -302,6 +362,62 @@ def _read(path: str | Path, options: PipelineOptions, grf: str | None) -> Trial:
     return attach_plates(trial, read_grf_mot(grf)) if grf else trial
 
 
+def _mass_from_plates(result: PipelineResult, options: PipelineOptions, progress: Progress) -> None:
+    """An assumed body mass replaced by the one the trial's plates give (``contact.plate_mass``), from a
+    contact estimate (whose surfaces and timing do not depend on the mass); the model, motion and dynamics
+    are rescaled to it."""
+    contact = estimate_contact(dynamics=result.dynamics)
+    found = mass_from_plates(contact, compare_with_plates(contact, result.trial))
+    if found is None:
+        return
+    result.model = with_body_mass(result.model, found.mass, found.source)
+    result.motion = replace(result.motion, model=result.model)
+    result.dynamics = inverse_dynamics(result.motion, cutoff=options.filter_cutoff, scheme=options.derivatives)
+    progress(0.5, f"body mass {found.mass:.1f} kg from the force plates")
+
+
+def _discovered(trial: Trial, static: Trial | None, progress: Progress, unknown: ModelError | None = None):
+    """The marker set found from the motion (``model.discovery``), the trial (with virtual markers) and static
+    trial to calibrate on, and the discovery. ``unknown``: why the labels made no body (said with discovery's
+    own failure, in one line). A static trial is used with a discovered set only if it has the same labels and
+    the set needs no virtual markers (they come from the movement's functional joints)."""
+    progress(0.1, "the labels make no body: finding the segments from the motion" if unknown
+             else "finding the segments from the motion")
+    try:
+        found = discover_markerset(trial)
+    except ModelError as error:
+        if unknown is None:
+            raise
+        raise ModelError(f"{unknown.what}. {error.what}", error.fix) from None
+    segments = ", ".join(f"{s} {c:.2f}" for s, c in found.confidence.items())
+    progress(0.3, f"{len(found.clusters)} rigid clusters; segments (confidence): {segments}")
+    if static is not None and (found.virtual or not found.markerset.labels <= {normalize(x) for x in static.labels}):
+        reason = "the discovered set has virtual markers" if found.virtual else "its labels differ"
+        found = replace(found, notes=found.notes + (f"static trial {static.source} not used: {reason}",))
+        static = None
+    return found.markerset, found.with_virtual_markers(trial), static, found
+
+
+def _calibrated(trial: Trial, static: Trial | None, options: PipelineOptions, progress: Progress):
+    """The calibrated model and the discovery, if the segments were found from the motion: when asked
+    (``markerset="discover"``), or when no marker set was given and the labels, read by meaning, make no
+    body."""
+    def build(markerset, calibration_trial, static_trial):
+        return calibrate(calibration_trial, options.template, mass=options.mass, static=static_trial,
+                         markerset=markerset, sex=options.sex)
+
+    if options.markerset == DISCOVER:
+        markerset, calibration_trial, static, found = _discovered(trial, static, progress)
+        return build(markerset, calibration_trial, static), found
+    try:
+        return build(options.markerset, trial, static), None
+    except ModelError as error:
+        if options.markerset is not None:
+            raise
+        markerset, calibration_trial, static, found = _discovered(trial, static, progress, unknown=error)
+        return build(markerset, calibration_trial, static), found
+
+
 def run(path: str | Path, options: PipelineOptions = PipelineOptions(), progress: Progress = _no_progress) -> PipelineResult:
     """Run the pipeline on one recording (C3D or TRC) and return every stage's result."""
     timings = {}
@@ -317,44 +433,58 @@ def run(path: str | Path, options: PipelineOptions = PipelineOptions(), progress
         t0 = time.perf_counter()
         static = _read(options.static, options, "auto") if options.static else None
         try:
-            model = calibrate(trial, options.template, mass=options.mass, static=static,
-                              markerset=options.markerset, sex=options.sex)
+            model, result.discovery = _calibrated(trial, static, options, progress)
         except ModelError as error:
             raise explain_empty_markers(error, trial) from None
+        if options.opensim_model:
+            model = apply_opensim_inertia(model, options.opensim_model)
         result.model = check_body(model, trial, static)  # units and mass plausible, or one line saying why not
         result.trial = trial = drop_marker_outliers(trial, result.model)
         timings["calibrate"] = time.perf_counter() - t0
         progress(1.0, f"body model: {len(result.model.segments)} segments, {result.model.total_mass:.1f} kg "
                       f"({result.model.mass_source})")
     if options.runs("reconstruct"):
+        t0 = time.perf_counter()
+        result.gap_fill = fill_gaps(trial, options.gap_fill, {s.name: s.markers for s in result.model.segments})
+        timings["gap_fill"] = time.perf_counter() - t0
+        filled = result.gap_fill.summary()
+        progress(1.0, f"gap filling ({options.gap_fill.method}): {filled['samples_filled']} samples in "
+                      f"{filled['gaps_filled']} gaps filled, {filled['gaps_left']} gaps left")
         progress(0.0, f"reconstructing {trial.n_frames} frames ({options.method})")
         t0 = time.perf_counter()
         frames = lambda done, total: progress(done / total, f"frame {done}/{total}")  # noqa: E731
         if options.method == "lee":
-            result.motion = estimate_lee(trial, result.model, progress=frames)
+            result.motion = estimate_lee(result.gap_fill.trial, result.model, progress=frames)
         else:
-            result.motion = reconstruct(trial, result.model, mode=options.otm_mode, tolerance=options.tolerance,
-                                        progress=frames)
+            result.motion = reconstruct(result.gap_fill.trial, result.model, mode=options.otm_mode,
+                                        tolerance=options.tolerance, progress=frames)
         timings["reconstruct"] = time.perf_counter() - t0
         converged = result.motion.converged
         progress(1.0, f"reconstructed: {int(converged.sum())}/{len(converged)} frames converged")
     if options.runs("dynamics"):
         progress(0.0, "inverse dynamics")
         t0 = time.perf_counter()
-        result.dynamics = inverse_dynamics(result.motion, cutoff=options.cutoff)
+        result.dynamics = inverse_dynamics(result.motion, cutoff=options.filter_cutoff, scheme=options.derivatives)
+        if result.model.mass_source.startswith("assumed") and trial.plates:
+            _mass_from_plates(result, options, progress)
         measured = plate_forces(trial, result.motion)
         if measured is not None:
-            result.dynamics_with_plates = inverse_dynamics(result.motion, cutoff=options.cutoff, external=measured)
+            cutoff = result.dynamics.options.get("cutoff_hz", options.filter_cutoff)  # the filter used without
+            result.dynamics_with_plates = inverse_dynamics(result.motion, cutoff=cutoff, scheme=options.derivatives,
+                                                           external=measured)
         timings["dynamics"] = time.perf_counter() - t0
         progress(1.0, f"joint torques and root residuals for {len(result.dynamics.times)} frames")
     if options.runs("contact"):
         progress(0.0, "estimating ground contact from the motion")
         t0 = time.perf_counter()
-        result.contact = estimate_contact(result.motion, dynamics=result.dynamics, forces=options.contact_forces)
+        result.contact = estimate_contact(result.motion, dynamics=result.dynamics, forces=options.contact_forces,
+                                          surfaces=options.surfaces)
         if trial.plates:
             result.plate_comparison = compare_with_plates(result.contact, trial)
         timings["contact"] = time.perf_counter() - t0
-        progress(1.0, f"contact explains {100 * result.contact.explained_force:.0f} % of the root force")
+        found = result.contact.summary()["surfaces"]
+        progress(1.0, f"contact on {', '.join(s['name'] for s in found) or 'no support found'}: explains "
+                      f"{100 * result.contact.explained_force:.0f} % of the root force")
     if options.runs("zero_gravity") and options.zero_gravity.kind != "none":
         progress(0.0, f"zero gravity: {options.zero_gravity.kind.replace('_', ' ')}")
         t0 = time.perf_counter()

@@ -4,6 +4,10 @@ batch and the sidebar's Export).
 - ``<name>_angles.mot`` / ``.csv``: clinical joint angles [deg] (OpenSim motion file)
 - ``<name>_torques.sto`` / ``.csv``: joint torques and root residuals (OpenSim storage file)
 - ``<name>_grf_estimated.mot`` / ``.csv``: the contact estimate's GRF per foot (OpenSim GRF file, Y up)
+- ``<name>_markers_filled.trc``: the markers after gap filling (OpenSim TRC, in the input file's own units and
+  axes; still-missing samples are empty cells)
+- with ``opensim`` (``PipelineOptions.opensim``, ``--opensim``): ``opensim/``, the model, coordinates, external
+  loads and moments as OpenSim files (``solver.opensim.export``)
 - PNG plots, each when its data exists and matplotlib is installed (``solver.plots``):
   ``<name>_marker_errors.png`` (Ausejo et al. Fig. 2), ``<name>_convergence.png`` (OTM per frame),
   ``<name>_torques.png`` (main joints), ``<name>_grf.png`` (estimated vs measured ground reaction force)
@@ -19,10 +23,12 @@ import numpy as np
 from .contact import grf_table
 from .dynamics import dynamics_table
 from .errors import SolverError
-from .io import Table, write_table
+from .io import Table, write_table, write_trc
 from .io.atomic import make_folder, staged_outputs
+from .io.conventions import file_convention
 from .kinematics import joint_angles, plot_marker_errors
 from .kinematics.motion import Motion
+from .opensim.export import write_opensim
 from .plots import check_matplotlib, plot_convergence, plot_grf, plot_joint_torques
 
 
@@ -35,9 +41,11 @@ def angles_table(motion: Motion) -> Table:
     return Table(columns=columns, data=data, header={}, in_degrees=True, name="Mocap Dynamics joint angles")
 
 
-def write_results(result, folder: str | Path, flag: str = "the results folder") -> tuple[list[Path], list[str]]:
-    """Every table and plot the result allows, into ``folder`` (created; ``flag`` names it in messages);
-    returns the files and notes on what was not.
+def write_results(result, folder: str | Path, opensim: bool | None = None,
+                  flag: str = "the results folder") -> tuple[list[Path], list[str]]:
+    """Every table and plot the result allows, into ``folder`` (created; ``flag`` names it in messages), and
+    the OpenSim files when ``opensim`` (default: the run's ``opensim`` option); returns the files and notes on
+    what was not written.
 
     The files appear together when the writing is done (or, inside a command's ``staged_outputs``, when the
     command is), with the folder's manifest; the previous run's files that this one does not write again
@@ -45,9 +53,15 @@ def write_results(result, folder: str | Path, flag: str = "the results folder") 
     """
     folder = make_folder(folder, flag)
     name = Path(result.source).stem
-    written = []
+    written, notes = [], []
     with staged_outputs() as outputs:
         outputs.results_folder(folder, result.source)
+        if result.gap_fill is not None:
+            units, up_axis = file_convention(result.trial.metadata, result.options.import_options)
+            written.append(write_trc(result.gap_fill.trial, folder / f"{name}_markers_filled.trc", up_axis, units))
+        else:
+            notes.append(f"{name}_markers_filled.trc not written: the run stopped before gap filling "
+                         f"(after {result.options.until})")
         if result.motion is not None:
             table = angles_table(result.motion)
             written += [write_table(table, folder / f"{name}_angles{suffix}") for suffix in (".mot", ".csv")]
@@ -59,7 +73,11 @@ def write_results(result, folder: str | Path, flag: str = "the results folder") 
             table = grf_table(result.contact)
             written += [write_table(table, folder / f"{name}_grf_estimated{suffix}")
                         for suffix in (".mot", ".csv")]
-        plots, notes = write_plots(result, folder, name)
+        plots, plot_notes = write_plots(result, folder, name)
+        notes += plot_notes
+        if result.options.opensim if opensim is None else opensim:
+            files, opensim_notes = write_opensim(result, folder)
+            written, notes = written + files, notes + opensim_notes
     return written + plots, notes
 
 

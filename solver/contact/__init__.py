@@ -2,10 +2,10 @@
 
 - ``model``: the contact model (eqs. 4-7) and its units, surfaces (a plane, a step or box: convex solids of
   planes), contact points on the body.
-- ``estimate``: ``estimate_contact`` fits surfaces and springs by minimising the root forces (eq. 10,
-  L-BFGS-B with the analytic gradient of ``gradient``) -> ``Contact``.
-- ``per_frame``: the optional extension that solves each frame's point forces on the estimated surfaces,
-  within friction cones (``estimate_contact(forces="per_frame")``).
+- ``estimate``: ``estimate_contact`` -> ``Contact`` (``result``): by default the surfaces found from resting
+  points (``support``) with point forces solved per frame within friction cones (``per_frame``); or the
+  paper's plane and springs fitted by minimising the root forces (``paper_fit``: eq. 10, L-BFGS-B with the
+  analytic gradient of ``gradient``).
 - ``compare``: estimated vs force-plate GRF (``compare_with_plates``; its plot is ``solver.plots.plot_grf``).
 - ``export``: the estimated GRF per foot as an OpenSim GRF .mot table (``grf_table``).
 - ``simulate``: a body model landing and standing on known surfaces (``simulate_contact``): ground truth.
@@ -14,7 +14,10 @@
 
 from .ball import BallEstimate, BallTrajectory, estimate_ball, simulate_ball
 from .compare import ContactEvent, PlateComparison, compare_with_plates
-from .estimate import FORCE_MODELS, Bounds, Contact, Optimisation, Start, estimate_contact
+from .estimate import FORCE_MODELS, SURFACE_MODELS, default_dynamics, estimate_contact
+from .paper_fit import Bounds, Optimisation, Start
+from .result import Contact
+from .support import Patch
 from .export import grf_table
 from .model import ContactConstants, Material, Plane, Surface, contact_forces, point_motion, resting_distance, \
     segment_wrenches
@@ -22,8 +25,8 @@ from .per_frame import PerFrameOptions
 from .simulate import ContactSimulation, PoseController, simulate_contact
 
 __all__ = [
-    "FORCE_MODELS", "BallEstimate", "BallTrajectory", "Bounds", "Contact", "ContactConstants", "ContactEvent",
-    "ContactSimulation", "Material", "Optimisation", "PerFrameOptions", "Plane", "PlateComparison", "PoseController",
-    "Start", "Surface", "compare_with_plates", "contact_forces", "estimate_ball", "estimate_contact", "grf_table",
+    "FORCE_MODELS", "SURFACE_MODELS", "BallEstimate", "BallTrajectory", "Bounds", "Contact", "ContactConstants", "ContactEvent",
+    "ContactSimulation", "Material", "Optimisation", "Patch", "PerFrameOptions", "Plane", "PlateComparison", "PoseController",
+    "Start", "Surface", "compare_with_plates", "contact_forces", "default_dynamics", "estimate_ball", "estimate_contact", "grf_table",
     "point_motion", "resting_distance", "segment_wrenches", "simulate_ball", "simulate_contact",
 ]

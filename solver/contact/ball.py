@@ -25,7 +25,7 @@ from numba import njit
 from ..dynamics.derivatives import time_step
 from ..dynamics.spatial import GRAVITY
 from ..errors import SolverError
-from .estimate import Bounds, Optimisation, Problem, at_rest, fit, initial_plane, start_materials, support_points
+from .paper_fit import Bounds, Optimisation, Problem, at_rest, fit, initial_plane, start_materials, support_points
 from .model import ContactConstants, Material, Surface, SurfaceArrays, contact_forces, point_force
 
 #: Bounds of the ball's estimate (per unit of the ball's mass).

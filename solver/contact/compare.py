@@ -4,37 +4,48 @@ The plates are only compared with, never used by the estimate. Matching:
 
 - frames: the contact estimate's frames (``Contact.times``) are found among
   the trial's marker frames, where ``Trial.plate_samples`` puts the plates;
+- surfaces: a plate measures the surface it is part of: the estimated surface
+  whose top passes nearest the plate's centres of pressure (the floor, or a
+  box with a plate on it). Only the estimated forces on those surfaces are
+  compared: a subject sitting on a chair or standing on a box without a plate
+  loads the plates with nothing, and the estimate must say so too;
 - a *plate stance* is a run of frames with the plate's vertical force above
   ``threshold``; it belongs to the foot whose contact points are, on
   average over the stance, horizontally nearest the plate's centre of
-  pressure; a *foot stance* is a run with the estimated vertical force on
-  that foot above ``threshold``. A plate stance and a foot stance of the same
-  foot that overlap are one contact: its onset and offset timing errors are
-  estimated minus measured, in seconds (none where a run touches the first
-  or last frame: it was cut off);
-- a plate only sees the feet on it, so the totals are compared on *covered*
+  pressure; a *foot stance* is a run with the estimated vertical force of
+  that foot on the plates' surfaces above ``threshold``. A plate stance and a
+  foot stance of the same foot that overlap are one contact: its onset and
+  offset timing errors are estimated minus measured, in seconds (none where
+  a run touches the first or last frame: it was cut off);
+- a plate only sees the feet on it, so the forces are compared on *covered*
   frames only: every foot stance overlaps a plate stance of its foot (no
   loaded foot off the plates) and every plate has data.
 
-Figures: RMSE of the total vertical force and of the horizontal force vector
-in % of body weight (``m g`` of the model), Pearson correlations of the
-vertical, anteroposterior (direction of travel of the root) and mediolateral
-components, all over the covered frames. ``threshold`` defaults to 5 % of
-body weight, above plate noise and the estimate's sigmoid tails.
+Figures, over the covered frames: RMSE of the total vertical force and of
+the horizontal force vector in % of body weight (``m g`` of the model),
+Pearson correlations of the vertical, anteroposterior (direction of travel
+of the root) and mediolateral components; per foot the same (the plates of
+a foot's stances summed as its measured force); the centre-of-pressure
+error [cm] per foot in single support (frames where the plates see one foot
+loaded, with at least ``SINGLE_SUPPORT`` of the body weight); contact timing. ``threshold`` defaults to 5 % of body weight, above
+plate noise.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from ..errors import SolverError
 from ..io.trial import Trial
-from .estimate import Contact
+from .result import Contact
 
 #: Default contact threshold, as a fraction of body weight.
 THRESHOLD_BW = 0.05
+#: Single support: the plates see one foot loaded, with at least this fraction of body weight.
+SINGLE_SUPPORT = 0.5
 #: Frames of the estimate and of the trial match if their times differ by less than this fraction of a frame.
 TIME_TOLERANCE = 0.01
 
@@ -64,9 +75,12 @@ class ContactEvent:
 class PlateComparison:
     """Measured vs estimated ground reaction forces on the contact frames (see the module docstring).
 
-    ``measured``/``estimated`` (T, 3) totals [N]; ``measured_plates``/``estimated_plates`` (T, P, 3): each plate
-    and the estimated force of the foot matched to it during its contacts (zero elsewhere); ``covered`` (T,)
-    the frames compared. RMSEs in % body weight, ``forward`` the anteroposterior direction (3,).
+    ``measured``/``estimated`` (T, 3) totals on the plates' surfaces [N]; ``measured_plates``/
+    ``estimated_plates`` (T, P, 3): each plate and the estimated force of the foot matched to it during its
+    contacts (zero elsewhere); ``measured_feet``/``estimated_feet`` (T, F, 3) and ``measured_cop``/
+    ``estimated_cop`` (T, F, 3) per foot; ``covered`` (T,) the frames compared, ``single`` (T, F) the covered
+    frames in which the plates see only that foot. RMSEs in % body weight, ``forward`` the anteroposterior
+    direction (3,), ``plate_surfaces`` the surface each plate measures.
     """
 
     times: np.ndarray
@@ -74,18 +88,48 @@ class PlateComparison:
     estimated: np.ndarray
     measured_plates: np.ndarray
     estimated_plates: np.ndarray
+    measured_feet: np.ndarray
+    estimated_feet: np.ndarray
+    measured_cop: np.ndarray
+    estimated_cop: np.ndarray
     covered: np.ndarray
+    single: np.ndarray
     plate_names: tuple[str, ...]
+    plate_surfaces: tuple[int, ...]
     feet: tuple[str, ...]
     events: tuple[ContactEvent, ...]
     body_weight: float
     threshold: float
     forward: np.ndarray
-    rmse_vertical: float
-    rmse_horizontal: float
-    correlation_vertical: float
-    correlation_anteroposterior: float
-    correlation_mediolateral: float
+
+    def _figures(self, measured: np.ndarray, estimated: np.ndarray, frames: np.ndarray) -> dict:
+        m, e = measured[frames], estimated[frames]
+        bw = 100.0 / self.body_weight
+        left = np.cross([0.0, 0.0, 1.0], self.forward)
+        rmse = (lambda d: float(np.sqrt(np.mean(d))) * bw if len(m) else float("nan"))  # noqa: E731
+        return {"rmse_vertical_bw_percent": rmse((e[:, 2] - m[:, 2]) ** 2),
+                "rmse_horizontal_bw_percent": rmse(np.sum((e[:, :2] - m[:, :2]) ** 2, 1)),
+                "correlation_vertical": _correlation(m[:, 2], e[:, 2]),
+                "correlation_anteroposterior": _correlation(m @ self.forward, e @ self.forward),
+                "correlation_mediolateral": _correlation(m @ left, e @ left)}
+
+    @cached_property
+    def totals(self) -> dict:
+        """The figures of the totals over the covered frames (``summary``'s top level)."""
+        return self._figures(self.measured, self.estimated, self.covered)
+
+    rmse_vertical = property(lambda self: self.totals["rmse_vertical_bw_percent"])
+    rmse_horizontal = property(lambda self: self.totals["rmse_horizontal_bw_percent"])
+    correlation_vertical = property(lambda self: self.totals["correlation_vertical"])
+    correlation_anteroposterior = property(lambda self: self.totals["correlation_anteroposterior"])
+    correlation_mediolateral = property(lambda self: self.totals["correlation_mediolateral"])
+
+    def cop_error(self, foot: int) -> float:
+        """Mean horizontal distance [cm] between the estimated and measured COP of ``foot`` in single support."""
+        d = np.linalg.norm(self.estimated_cop[self.single[:, foot], foot, :2]
+                           - self.measured_cop[self.single[:, foot], foot, :2], axis=1)
+        d = d[np.isfinite(d)]
+        return float(100 * d.mean()) if len(d) else float("nan")
 
     @property
     def onset_errors(self) -> np.ndarray:
@@ -100,14 +144,26 @@ class PlateComparison:
 
     def summary(self) -> dict:
         """Key figures, JSON-ready."""
-        mean_abs = (lambda e: float(np.mean(np.abs(e))) if len(e) else None)
+        mean_abs = (lambda e: float(np.mean(np.abs(e))) if len(e) else None)  # noqa: E731
+        feet = {}
+        for f, name in enumerate(self.feet):
+            loaded = self.covered & ((self.measured_feet[:, f, 2] > self.threshold)
+                                     | (self.estimated_feet[:, f, 2] > self.threshold))
+            events = [ev for ev in self.events if ev.foot == f]
+            feet[name] = {**self._figures(self.measured_feet[:, f], self.estimated_feet[:, f], self.covered),
+                          "frames_loaded": int(loaded.sum()), "cop_error_single_support_cm": self.cop_error(f),
+                          "single_support_frames": int(self.single[:, f].sum()),
+                          "onset_error_mean_abs_s": mean_abs([e.onset_error for e in events
+                                                              if np.isfinite(e.onset_error)]),
+                          "offset_error_mean_abs_s": mean_abs([e.offset_error for e in events
+                                                               if np.isfinite(e.offset_error)])}
+        cops = [v["cop_error_single_support_cm"] for v in feet.values() if np.isfinite(v["cop_error_single_support_cm"])]
         return {"frames_compared": int(self.covered.sum()), "frames": len(self.times),
-                "rmse_vertical_bw_percent": self.rmse_vertical, "rmse_horizontal_bw_percent": self.rmse_horizontal,
-                "correlation_vertical": self.correlation_vertical,
-                "correlation_anteroposterior": self.correlation_anteroposterior,
-                "correlation_mediolateral": self.correlation_mediolateral,
+                **self.totals,
+                "cop_error_single_support_cm": float(np.mean(cops)) if cops else None,
                 "contacts": len(self.events), "onset_error_mean_abs_s": mean_abs(self.onset_errors),
-                "offset_error_mean_abs_s": mean_abs(self.offset_errors), "body_weight_n": self.body_weight}
+                "offset_error_mean_abs_s": mean_abs(self.offset_errors), "body_weight_n": self.body_weight,
+                "plate_surfaces": list(self.plate_surfaces), "feet": feet}
 
 
 def runs(flags: np.ndarray) -> list[tuple[int, int]]:
@@ -135,37 +191,63 @@ def _correlation(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.corrcoef(a, b)[0, 1])
 
 
+def plate_surfaces(contact: Contact, cop: np.ndarray) -> tuple[int, ...]:
+    """The surface each plate measures: the one whose top passes nearest the plate's loaded COPs (T, P, 3)."""
+    if not contact.surfaces:
+        return (0,) * cop.shape[1]
+    out = []
+    for p in range(cop.shape[1]):
+        seen = cop[:, p][np.isfinite(cop[:, p]).all(1)]
+        if not len(seen):
+            out.append(0)
+            continue
+        middle = np.median(seen, axis=0)
+        gaps = [abs(s.top.distance(middle)) for s in contact.surfaces]
+        out.append(int(np.argmin(gaps)))
+    return tuple(out)
+
+
 def compare_with_plates(contact: Contact, trial: Trial, *, threshold: float | None = None) -> PlateComparison:
-    """Per-frame measured vs estimated GRF, RMSE in % body weight, correlations and contact timing errors."""
+    """Per-frame measured vs estimated GRF in total and per foot, RMSE in % body weight, correlations, COP
+    errors and contact timing errors (see the module docstring)."""
     frames = _frames(contact, trial)
     samples = trial.plate_samples
     measured_plates = samples.force[frames]
+    measured_plate_cop = samples.cop[frames]
     n_frames, n_plates = measured_plates.shape[:2]
-    body_weight = contact.model.total_mass * float(np.linalg.norm(contact.dynamics.gravity))
+    body_weight = contact.body_weight
     threshold = THRESHOLD_BW * body_weight if threshold is None else float(threshold)
     feet = contact.feet
+    surfaces = plate_surfaces(contact, measured_plate_cop)
+    seen = sorted(set(surfaces)) if contact.surfaces else []
+    foot_on_plates = contact.foot_surface_force[:, :, seen].sum(2)
     foot_index = [contact.model.index(name) for name in feet]
     foot_place = np.stack([contact.point_positions[:, contact.point_segments == i].mean(1) for i in foot_index], 1) \
         if feet else np.zeros((n_frames, 0, 3))
     with np.errstate(invalid="ignore"):
-        foot_stances = [runs(contact.foot_force[:, f, 2] > threshold) for f in range(len(feet))]
+        foot_stances = [runs(foot_on_plates[:, f, 2] > threshold) for f in range(len(feet))]
         plate_stances = [runs(measured_plates[:, p, 2] > threshold) for p in range(n_plates)]
     estimated_plates = np.zeros_like(measured_plates)
+    measured_feet = np.zeros((n_frames, len(feet), 3))
+    cop_moment = np.zeros((n_frames, len(feet), 3))
     covered_stance = [np.zeros(len(s), bool) for s in foot_stances]
     events = []
     dt = 1.0 / trial.rate
     times = contact.times
     for p, stances in enumerate(plate_stances):
         for start, end in stances:
-            cop = samples.cop[frames[start:end], p, :2]
+            cop = measured_plate_cop[start:end, p, :2]
             if not feet or not np.isfinite(cop).any():
                 continue
             distance = np.nanmean(np.linalg.norm(foot_place[start:end, :, :2] - cop[:, None], axis=-1), axis=0)
             f = int(np.nanargmin(distance))
+            force = np.nan_to_num(measured_plates[start:end, p])
+            measured_feet[start:end, f] += force
+            cop_moment[start:end, f] += np.nan_to_num(measured_plate_cop[start:end, p]) * force[:, 2:3]
             overlapping = [k for k, (s, e) in enumerate(foot_stances[f]) if s < end and e > start]
             lo, hi = min([start] + [foot_stances[f][k][0] for k in overlapping]), \
                 max([end] + [foot_stances[f][k][1] for k in overlapping])
-            estimated_plates[lo:hi, p] = contact.foot_force[lo:hi, f]
+            estimated_plates[lo:hi, p] = foot_on_plates[lo:hi, f]
             covered_stance[f][overlapping] = True
             if overlapping:
                 s_est, e_est = foot_stances[f][overlapping[0]][0], foot_stances[f][overlapping[-1]][1]
@@ -177,22 +259,22 @@ def compare_with_plates(contact: Contact, trial: Trial, *, threshold: float | No
                     estimated_offset=times[e_est - 1] + dt if e_est < n_frames else np.nan))
     covered = np.isfinite(measured_plates).all((1, 2))
     for f, stances in enumerate(foot_stances):
-        for (start, end), seen in zip(stances, covered_stance[f]):
-            if not seen:
+        for (start, end), matched in zip(stances, covered_stance[f]):
+            if not matched:
                 covered[start:end] = False
-    measured = np.nansum(measured_plates, axis=1)
-    estimated = contact.total_force
+    with np.errstate(invalid="ignore", divide="ignore"):
+        measured_cop = cop_moment / measured_feet[..., 2:3]
+        loaded = measured_feet[..., 2] > threshold
+    measured_cop[~loaded] = np.nan
+    alone = measured_feet[..., 2] > SINGLE_SUPPORT * body_weight
+    single = covered[:, None] & alone & (loaded.sum(1, keepdims=True) == 1)
     travel = contact.dynamics.root_origin[-1, :2] - contact.dynamics.root_origin[0, :2]
     forward = np.r_[travel / np.linalg.norm(travel), 0.0] if np.linalg.norm(travel) > 0.1 else np.array([1.0, 0, 0])
-    left = np.cross([0.0, 0.0, 1.0], forward)
-    m, e = measured[covered], estimated[covered]
-    bw = 100.0 / body_weight
+    estimated = contact.surface_force[:, seen].sum(1) if seen else np.zeros((n_frames, 3))
     return PlateComparison(
-        times=times, measured=measured, estimated=estimated, measured_plates=np.nan_to_num(measured_plates),
-        estimated_plates=estimated_plates, covered=covered, plate_names=tuple(p.name for p in trial.plates),
-        feet=feet, events=tuple(events), body_weight=body_weight, threshold=threshold, forward=forward,
-        rmse_vertical=float(np.sqrt(np.mean((e[:, 2] - m[:, 2]) ** 2)) * bw) if len(m) else float("nan"),
-        rmse_horizontal=float(np.sqrt(np.mean(np.sum((e[:, :2] - m[:, :2]) ** 2, 1))) * bw) if len(m) else float("nan"),
-        correlation_vertical=_correlation(m[:, 2], e[:, 2]),
-        correlation_anteroposterior=_correlation(m @ forward, e @ forward),
-        correlation_mediolateral=_correlation(m @ left, e @ left))
+        times=times, measured=np.nansum(measured_plates, axis=1), estimated=estimated,
+        measured_plates=np.nan_to_num(measured_plates), estimated_plates=estimated_plates,
+        measured_feet=measured_feet, estimated_feet=foot_on_plates, measured_cop=measured_cop,
+        estimated_cop=contact.foot_cop, covered=covered, single=single,
+        plate_names=tuple(p.name for p in trial.plates), plate_surfaces=surfaces, feet=feet, events=tuple(events),
+        body_weight=body_weight, threshold=threshold, forward=forward)

@@ -347,6 +347,13 @@ def _point_motion(tree, q, v, segments, local):
     return positions, velocities
 
 
+def point_positions(model: BodyModel, q: np.ndarray, points: ContactPoints | None = None) -> np.ndarray:
+    """World positions (T, K, 3) of the contact points for coordinates ``q`` (numpy forward kinematics)."""
+    points = ContactPoints.of(model) if points is None else points
+    rotations, origins = model.forward_kinematics(np.atleast_2d(q))
+    return origins[:, points.segments] + np.einsum("tkij,kj->tki", rotations[:, points.segments], points.local)
+
+
 def point_motion(model: BodyModel, q: np.ndarray, v: np.ndarray, points: ContactPoints | None = None):
     """World positions and velocities (T, K, 3) of the contact points for coordinates ``q`` and velocities
     ``v`` (e.g. ``Dynamics.q``, ``Dynamics.v``: the frames of the root wrench)."""

@@ -52,7 +52,8 @@ from ..dynamics.spatial import BALL, FREE, GRAVITY, quat, quat_conj, quat_mul, t
 from ..errors import SolverError
 from ..kinematics.motion import Motion
 from ..model.body import BodyModel
-from .estimate import foot_segments, force_scale_of
+from .paper_fit import force_scale_of
+from .result import foot_segments
 from .model import ContactConstants, ContactPoints, Surface, SurfaceArrays, frame_point_motion, point_force, \
     point_motion, point_scratch
 

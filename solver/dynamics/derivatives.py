@@ -21,6 +21,15 @@ The quaternion rates are then expressed in the velocity layout of
 ``solver.model.body`` (``body_rate``): ``ω = 2 vec(q* ⊗ q̇)`` (body/child-frame
 angular velocity) and ``ω̇ = 2 vec(q* ⊗ q̈)``.
 
+Central differences (``scheme="central"``, an alternative to the paper's,
+the pipeline's default on filtered coordinates): ``q̇_t = (q_{t+1} -
+q_{t-1})/2Δ``, ``q̈_t = (q_{t+1} - 2q_t + q_{t-1})/Δ²`` on frames ``1 .. T-2``,
+the same for quaternions (``ω = 2 vec(q* ⊗ q̇)``, ``ω̇ = 2 vec(q* ⊗ q̈)``:
+the scalar part of ``q* ⊗ q̈`` is ``-|q̇|²``, its vector part ``ω̇/2``). Forward
+differences give frame ``t`` the acceleration of the instant ``t + 1`` (a
+lag of one frame against force plates); central ones are centred on the
+frame they are given to and second-order accurate.
+
 NaN: a frame without a pose (NaN in ``q``) makes the velocities and
 accelerations that use it NaN (frames ``t-2 .. t``), and so the forces of
 those frames; the Butterworth filter refuses motions with NaN (it would
@@ -34,11 +43,14 @@ from scipy.signal import butter, filtfilt
 
 from ..errors import SolverError
 from ..kinematics.motion import Motion
+from .cutoff import residual_cutoff
 from ..model.body import BodyModel
 from ..rotations import quat_conj, quat_continuity, quat_mul
 
 #: Largest rotation of a segment between two frames the differences accept [rad].
 MAX_ROTATION_PER_FRAME = np.pi / 2
+#: Finite-difference schemes: the paper's (Euler-consistent) and centred ones.
+SCHEMES = ("forward", "central")
 
 
 def quaternion_columns(model: BodyModel) -> tuple[list[str], np.ndarray, np.ndarray]:
@@ -83,9 +95,8 @@ def continuous_quaternions(model: BodyModel, q: np.ndarray) -> np.ndarray:
     return q
 
 
-def _quaternion_differences(names: list[str], quat: np.ndarray, dt: float) -> tuple[np.ndarray, np.ndarray]:
-    """Body-frame angular velocities (T-1, B, 3) and accelerations (T-2, B, 3) of quaternions (T, B, 4),
-    Brubaker Appendix A."""
+def _check_turns(names: list[str], quat: np.ndarray) -> np.ndarray:
+    """``q_tᵀ q_{t+1}`` (T-1, B) of quaternions (T, B, 4); a ``SolverError`` if a segment turns too far."""
     dots = np.sum(quat[:-1] * quat[1:], axis=-1)
     worst = np.argmin(np.where(np.isnan(dots), np.inf, dots))
     if dots.flat[worst] < np.cos(MAX_ROTATION_PER_FRAME / 2):
@@ -93,6 +104,13 @@ def _quaternion_differences(names: list[str], quat: np.ndarray, dt: float) -> tu
         raise SolverError(f"Segment {names[block]!r} turns by more than {np.degrees(MAX_ROTATION_PER_FRAME):.0f}° "
                           f"between frames {frame} and {frame + 1}",
                           "check the reconstruction for orientation flips, or record at a higher frame rate")
+    return dots
+
+
+def _quaternion_differences(names: list[str], quat: np.ndarray, dt: float) -> tuple[np.ndarray, np.ndarray]:
+    """Body-frame angular velocities (T-1, B, 3) and accelerations (T-2, B, 3) of quaternions (T, B, 4),
+    Brubaker Appendix A."""
+    dots = _check_turns(names, quat)
     rate = (quat[1:] / dots[..., None] - quat[:-1]) / dt  # eq. 11: α = 1/(q_tᵀ q_{t+1})
     beta = -(np.sum(quat[:-2] * rate[1:], axis=-1) + dt * np.sum(rate[:-1] ** 2, axis=-1)) / dots[:-1]  # eq. 12
     second = (rate[1:] + beta[..., None] * quat[1:-1] - rate[:-1]) / dt
@@ -105,19 +123,24 @@ def body_rate(quat: np.ndarray, rate: np.ndarray) -> np.ndarray:
     return 2 * quat_mul(quat_conj(quat), rate)[..., 1:]
 
 
+def _checked(model: BodyModel, times: np.ndarray, q: np.ndarray) -> np.ndarray:
+    q = np.asarray(q, dtype=float)
+    if q.ndim != 2 or q.shape[1] != model.nq or len(q) != len(times):
+        raise SolverError(f"Coordinates must have shape ({len(times)}, {model.nq}); got {q.shape}",
+                          "pass one row of generalized coordinates per frame")
+    if len(q) < 3:
+        raise SolverError(f"Accelerations by finite differences need at least 3 frames; the motion has {len(q)}",
+                          "reconstruct a longer stretch of the trial")
+    return q
+
+
 def forward_differences(model: BodyModel, times: np.ndarray, q: np.ndarray):
     """Generalized velocities and accelerations consistent with Euler integration (Brubaker §4.2, App. A).
 
     Returns ``(times, q, v, a)`` for frames ``0 .. T-3`` (``T - 2`` frames);
     quaternion signs are made continuous in the returned ``q``.
     """
-    q = np.asarray(q, dtype=float)
-    if q.ndim != 2 or q.shape[1] != model.nq or len(q) != len(times):
-        raise SolverError(f"Coordinates must have shape ({len(times)}, {model.nq}); got {q.shape}",
-                          "pass one row of generalized coordinates per frame")
-    if len(q) < 3:
-        raise SolverError(f"Accelerations by forward differences need at least 3 frames; the motion has {len(q)}",
-                          "reconstruct a longer stretch of the trial")
+    q = _checked(model, times, q)
     dt = time_step(times)
     q = continuous_quaternions(model, q)
     v = np.empty((len(q) - 1, model.nv))
@@ -130,50 +153,90 @@ def forward_differences(model: BodyModel, times: np.ndarray, q: np.ndarray):
     return np.asarray(times, dtype=float)[:-2], q[:-2], v[:-1], a
 
 
+def central_differences(model: BodyModel, times: np.ndarray, q: np.ndarray):
+    """Generalized velocities and accelerations by central differences (module docstring).
+
+    Returns ``(times, q, v, a)`` for frames ``1 .. T-2``; quaternion signs are made continuous.
+    """
+    q = _checked(model, times, q)
+    dt = time_step(times)
+    q = continuous_quaternions(model, q)
+    v = np.empty((len(q) - 2, model.nv))
+    a = np.empty((len(q) - 2, model.nv))
+    plain_q, plain_v = scalar_indices(model)
+    v[:, plain_v] = (q[2:, plain_q] - q[:-2, plain_q]) / (2 * dt)
+    a[:, plain_v] = (q[2:, plain_q] - 2 * q[1:-1, plain_q] + q[:-2, plain_q]) / dt ** 2
+    names, iq, iv = quaternion_columns(model)
+    quat = q[:, iq]
+    _check_turns(names, quat)
+    v[:, iv] = body_rate(quat[1:-1], (quat[2:] - quat[:-2]) / (2 * dt))
+    a[:, iv] = body_rate(quat[1:-1], (quat[2:] - 2 * quat[1:-1] + quat[:-2]) / dt ** 2)
+    return np.asarray(times, dtype=float)[1:-1], q[1:-1], v, a
+
+
 def butterworth(model: BodyModel, times: np.ndarray, q: np.ndarray, cutoff: float, order: int = 2) -> np.ndarray:
     """Zero-lag low-pass Butterworth filter of the coordinates (``scipy.signal.filtfilt``).
 
     ``order`` 2 run forwards and backwards gives the 4th-order zero-lag filter
     usual in biomechanics (Winter). Quaternions are made sign-continuous,
-    filtered component-wise and renormalised.
+    filtered component-wise and renormalised. Frames without a pose (NaN)
+    stay NaN: each run of frames with a pose is filtered on its own, and a run
+    too short to filter (``3 (order + 1)`` frames or fewer) becomes NaN too.
     """
     rate = 1.0 / time_step(times)
     if not 0 < cutoff < rate / 2:
         raise SolverError(f"The cutoff {cutoff} Hz is not between 0 and the Nyquist frequency {rate / 2:g} Hz",
                           "choose a lower cutoff (6-12 Hz is usual for human movement)")
-    if np.isnan(q).any():
-        frames = np.flatnonzero(np.isnan(q).any(axis=1))
-        raise SolverError(f"{len(frames)} frames have no pose (NaN), the first at frame {frames[0]}; "
-                          "a filter would spread them over the whole trial",
-                          "fill the gaps or trim the motion, or compute derivatives without a cutoff")
     b, a = butter(order, cutoff, fs=rate)
     pad = 3 * max(len(a), len(b))
-    if len(q) <= pad:
-        raise SolverError(f"Filtering needs more than {pad} frames; the motion has {len(q)}",
-                          "filter a longer motion, or compute derivatives without a cutoff")
-    filtered = filtfilt(b, a, continuous_quaternions(model, q), axis=0)
+    q = continuous_quaternions(model, q)
+    posed = np.isfinite(q).all(axis=1)
+    if np.count_nonzero(posed) <= pad:
+        raise SolverError(f"Filtering needs more than {pad} frames with a pose; the motion has "
+                          f"{np.count_nonzero(posed)}", "filter a longer motion, or compute derivatives without "
+                                                       "a cutoff")
+    filtered = np.full_like(q, np.nan)
+    edges = np.diff(np.concatenate(([0], posed.astype(np.int8), [0])))
+    for start, end in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)):
+        if end - start > pad:
+            filtered[start:end] = filtfilt(b, a, q[start:end], axis=0)
     _, iq, _ = quaternion_columns(model)
     filtered[:, iq] /= np.linalg.norm(filtered[:, iq], axis=-1, keepdims=True)
     return filtered
 
 
-def motion_derivatives(motion: Motion, cutoff: float | None = None):
+def motion_derivatives(motion: Motion, cutoff: float | str | None = None, scheme: str = "forward"):
     """``(times, q, v, a, options)`` for the dynamics of ``motion``.
 
-    Without ``cutoff``, a motion with its own consistent ``v`` and ``a`` (Lee's
-    estimator) is used as it is, on all its frames; otherwise forward
-    differences (after a zero-lag Butterworth filter at ``cutoff`` Hz when
-    given) leave frames ``0 .. T-3``. ``options`` records the choice.
+    ``cutoff``: None (no filter), a frequency [Hz], or ``"auto"`` (Winter's residual analysis of the
+    trajectories of the segments' origins and tips, ``cutoff.residual_cutoff``). A motion with its own consistent ``v`` and
+    ``a`` (Lee's estimator) is used as it is, on all its frames, unless a frequency is given. Otherwise
+    ``scheme`` (``"forward"``: the paper's; ``"central"``) differentiates the coordinates, filtered by a
+    zero-lag Butterworth filter at the cutoff. ``options`` records the choices, the cutoff used and
+    ``first_frame``, the motion's frame of the first result.
     """
+    if scheme not in SCHEMES:
+        raise SolverError(f"Unknown finite-difference scheme {scheme!r}", f"use one of {', '.join(SCHEMES)}")
+    if isinstance(cutoff, str) and cutoff != "auto":
+        raise SolverError(f"Unknown cutoff {cutoff!r}", "give a frequency in Hz, 'auto' or None (no filter)")
     model = motion.model
-    if cutoff is None and motion.v is not None and motion.a is not None:
+    if (cutoff is None or cutoff == "auto") and motion.v is not None and motion.a is not None:
         shape = (motion.n_frames, model.nv)
         if np.shape(motion.v) != shape or np.shape(motion.a) != shape:
             raise SolverError(f"The motion's velocities/accelerations must have shape {shape}",
                               "fix the reconstruction output")
         return (np.asarray(motion.times, dtype=float), np.asarray(motion.q, dtype=float),
                 np.asarray(motion.v, dtype=float), np.asarray(motion.a, dtype=float),
-                {"derivatives": f"given by {motion.method}"})
+                {"derivatives": f"given by {motion.method}", "first_frame": 0})
+    options = {"derivatives": f"{scheme} differences", "cutoff_hz": cutoff, "first_frame": int(scheme == "central")}
+    if cutoff == "auto":
+        rate = 1.0 / time_step(motion.times)
+        posed = np.isfinite(motion.q).all(axis=1)
+        tips = np.array([segment.tip for segment in model.segments])
+        ends = motion.positions + np.einsum("tsij,sj->tsi", motion.rotations, tips)
+        cutoff = residual_cutoff(np.concatenate([motion.positions, ends], axis=1)[posed], rate)
+        options.update(cutoff_hz=cutoff, cutoff_source="Winter's residual analysis")
     q = motion.q if cutoff is None else butterworth(model, motion.times, motion.q, cutoff)
-    times, q, v, a = forward_differences(model, motion.times, q)
-    return times, q, v, a, {"derivatives": "forward differences", "cutoff_hz": cutoff}
+    differences = central_differences if scheme == "central" else forward_differences
+    times, q, v, a = differences(model, motion.times, q)
+    return times, q, v, a, options

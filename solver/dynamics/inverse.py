@@ -76,6 +76,7 @@ class ExternalForces:
         for name, value in (("segments", segs), ("points", np.where(missing[..., None], 0.0, pts)),
                             ("forces", np.where(missing[..., None], 0.0, frc)),
                             ("moments", np.where(missing[..., None], 0.0, mom))):
+            value = np.ascontiguousarray(value)  # one layout, so the kernels compile once
             value.setflags(write=False)
             object.__setattr__(self, name, value)
 
@@ -270,19 +271,21 @@ def rnea(model: BodyModel, times: np.ndarray, q: np.ndarray, v: np.ndarray, a: n
                     external=external, options=dict(options or {}))
 
 
-def inverse_dynamics(motion: Motion, *, cutoff: float | None = None, gravity: np.ndarray = GRAVITY,
-                     external: ExternalForces | None = None) -> Dynamics:
+def inverse_dynamics(motion: Motion, *, cutoff: float | str | None = None, scheme: str = "forward",
+                     gravity: np.ndarray = GRAVITY, external: ExternalForces | None = None) -> Dynamics:
     """Joint torques and root wrench of a ``Motion`` (Brubaker §4, eq. 8-9).
 
     Velocities and accelerations come from ``motion_derivatives`` (Lee's
-    consistent estimates when the motion has them, else Brubaker's forward
-    differences, optionally after a zero-lag Butterworth filter at ``cutoff``
-    Hz). Forward differences leave ``T - 2`` frames (``Dynamics.times``);
-    ``external`` forces are sampled on the motion's frames (or already on
-    those) and trimmed to them.
+    consistent estimates when the motion has them, else finite differences —
+    the paper's forward ones, or ``scheme="central"`` — optionally after a
+    zero-lag Butterworth filter at ``cutoff`` Hz, ``"auto"`` for Winter's
+    residual analysis). Forward differences leave frames ``0 .. T-3``,
+    central ones ``1 .. T-2`` (``Dynamics.times``); ``external`` forces are
+    sampled on the motion's frames (or already on those) and cut to them.
     """
-    times, q, v, a, options = motion_derivatives(motion, cutoff=cutoff)
+    times, q, v, a, options = motion_derivatives(motion, cutoff=cutoff, scheme=scheme)
     if external is not None and len(external.points) > len(times):
-        external = replace(external, points=external.points[:len(times)], forces=external.forces[:len(times)],
-                           moments=None if external.moments is None else external.moments[:len(times)])
+        frames = slice(options["first_frame"], options["first_frame"] + len(times))
+        external = replace(external, points=external.points[frames], forces=external.forces[frames],
+                           moments=None if external.moments is None else external.moments[frames])
     return rnea(motion.model, times, q, v, a, gravity=gravity, external=external, options=options)

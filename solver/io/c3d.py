@@ -95,7 +95,8 @@ def read_c3d(path: Path, options: ImportOptions) -> Trial:
         warnings += plate_warnings
     return assemble_trial(source, _labels(point, n_markers), markers, rate, start_time, scale=scale,
                           up_axis=up_axis, options=options, conversions=conversions, warnings=warnings,
-                          plates=plates, metadata={"format": "c3d", "file_units": units, "file_up_axis": up_axis})
+                          plates=plates, metadata={"format": "c3d", "file_units": units, "file_up_axis": up_axis,
+                                                   "point_descriptions": _descriptions(point, n_markers)})
 
 
 def write_c3d(trial: Trial, path: str | Path) -> Path:
@@ -145,13 +146,22 @@ def _value(group: dict, name: str, default):
     return values[0] if len(values) else default
 
 
-def _labels(point: dict, n_markers: int) -> list[str]:
-    """POINT:LABELS, LABELS2, ... (C3D splits more than 255 labels), padded to the marker count."""
-    labels, i = list(point.get("LABELS", {}).get("value", [])), 2
-    while f"LABELS{i}" in point:
-        labels += list(point[f"LABELS{i}"]["value"])
+def _labels(point: dict, n_markers: int, name: str = "LABELS") -> list[str]:
+    """POINT:LABELS, LABELS2, ... (C3D splits more than 255 labels), padded to the marker count; a parameter
+    stored as numbers rather than text counts as blank."""
+    labels, i = list(point.get(name, {}).get("value", [])), 2
+    while f"{name}{i}" in point:
+        labels += list(point[f"{name}{i}"]["value"])
         i += 1
-    return (labels + [""] * n_markers)[:n_markers]
+    return ([label if isinstance(label, str) else "" for label in labels] + [""] * n_markers)[:n_markers]
+
+
+def _descriptions(point: dict, n_markers: int) -> dict[str, str]:
+    """Label -> its POINT:DESCRIPTIONS text, where that says more than the label ("Unknown" and blanks
+    are left out); the marker set reads them for generic labels such as "M001"."""
+    pairs = zip(_labels(point, n_markers), _labels(point, n_markers, "DESCRIPTIONS"))
+    return {label.strip(): text.strip() for label, text in pairs
+            if text.strip() and text.strip().lower() not in ("unknown", "none", label.strip().lower())}
 
 
 def _plates(c3d, types: list[int], scale: float, up_axis: str,

@@ -74,6 +74,16 @@ def length_scale(found: str | None, override: str | None, where: str, source: st
     return scale, f"lengths: file is in {key} ({where} {found!r}), scaled by {scale:g} to metres"
 
 
+def file_convention(metadata: dict, options: ImportOptions) -> tuple[str, str]:
+    """The length unit ("m", "cm" or "mm") and up axis ("Y" or "Z") of a trial's own file, for writing
+    its markers back the way they came: the import's overrides, else what the reader recorded in
+    ``Trial.metadata`` (``file_units``, ``file_up_axis``), else OpenSim's metres and Y up."""
+    found = options.units or str(metadata.get("file_units", "m")).strip().lower()
+    scale = LENGTH_UNITS.get(found, 1.0)
+    units = next(name for name in UNIT_OVERRIDES if LENGTH_UNITS[name] == scale)
+    return units, options.up_axis or metadata.get("file_up_axis", "Y")
+
+
 def to_z_up(vectors: np.ndarray, up_axis: str) -> np.ndarray:
     """File axes -> world axes (Z up); vectors along the last axis."""
     if up_axis == "Z":

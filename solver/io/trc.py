@@ -18,7 +18,8 @@ import numpy as np
 from ..errors import InputError
 from .assemble import assemble_trial
 from .atomic import write_text
-from .conventions import ImportOptions, from_z_up, length_scale, resolve_up_axis
+from .conventions import LENGTH_UNITS, UNIT_OVERRIDES, UP_AXES, ImportOptions, from_z_up, length_scale, \
+    resolve_up_axis
 from .tabular import check_increasing, data_rows, parse_rows, read_lines
 from .trial import Trial
 
@@ -62,15 +63,17 @@ def read_trc(path: Path, options: ImportOptions) -> Trial:
                           metadata={"format": "trc", "file_units": header["Units"], "file_up_axis": up_axis})
 
 
-def write_trc(trial: Trial, path: str | Path, up_axis: str = "Y") -> Path:
-    """Write the trial's markers as an OpenSim TRC file in metres; missing samples are empty cells.
+def write_trc(trial: Trial, path: str | Path, up_axis: str = "Y", units: str = "m") -> Path:
+    """Write the trial's markers as an OpenSim TRC file; missing samples are empty cells.
 
     ``up_axis="Y"`` (default) writes OpenSim's Y-up axes, so OpenSim reads the
     file as is (and ``load_trial`` turns it back to Z up); ``"Z"`` keeps the
-    solver's Z-up axes. The write is atomic.
+    solver's Z-up axes. ``units``: "m" (default), "cm" or "mm". The write is atomic.
     """
-    if up_axis not in ("Y", "Z"):
+    if up_axis not in UP_AXES:
         raise InputError(f"Unknown up axis {up_axis!r} for the TRC file", "use 'Y' (OpenSim) or 'Z'")
+    if units not in UNIT_OVERRIDES:
+        raise InputError(f"Unknown length unit {units!r} for the TRC file", f"use one of {', '.join(UNIT_OVERRIDES)}")
     path = Path(path)
     n_frames, n_markers = trial.n_frames, trial.n_markers
     first_frame = int(round(trial.start_time * trial.rate)) + 1
@@ -78,13 +81,14 @@ def write_trc(trial: Trial, path: str | Path, up_axis: str = "Y") -> Path:
     header = [
         f"PathFileType\t4\t(X/Y/Z)\t{path.name}",
         "DataRate\tCameraRate\tNumFrames\tNumMarkers\tUnits\tOrigDataRate\tOrigDataStartFrame\tOrigNumFrames",
-        f"{rate}\t{rate}\t{n_frames}\t{n_markers}\tm\t{rate}\t{first_frame}\t{n_frames}",
+        f"{rate}\t{rate}\t{n_frames}\t{n_markers}\t{units}\t{rate}\t{first_frame}\t{n_frames}",
         "Frame#\tTime\t" + "\t".join(f"{label}\t\t" for label in trial.labels),
         "\t\t" + "\t".join(f"X{i}\tY{i}\tZ{i}" for i in range(1, n_markers + 1)),
         "",
     ]
     table = np.column_stack((np.arange(1, n_frames + 1), trial.times,
-                             from_z_up(trial.markers, up_axis).reshape(n_frames, 3 * n_markers)))
+                             from_z_up(trial.markers, up_axis).reshape(n_frames, 3 * n_markers)
+                             / LENGTH_UNITS[units]))
     row = "%d" + "\t%.10g" * (table.shape[1] - 1)
     body = "\n".join(row % tuple(r) for r in table).replace("nan", "")
     return write_text(path, "\n".join(header) + "\n" + body + "\n")

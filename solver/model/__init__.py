@@ -7,7 +7,7 @@ Pinocchio; ``save_model``/``load_model`` keep a model as JSON.
 """
 
 from .body import BodyModel, Segment
-from .calibrate import Calibration, calibrate
+from .calibrate import Calibration, calibrate, with_body_mass
 from .contact_points import ContactConfig, with_contact_points
 from .fit import SegmentFit, fit_segments
 from .markersets import BUILTIN as MARKERSETS, MarkerSet, load_markerset, recognize
@@ -16,7 +16,7 @@ from .serialize import load_model, model_from_dict, model_to_dict, save_model
 from .templates import TEMPLATES, get_template
 
 __all__ = [
-    "BodyModel", "Segment", "calibrate", "Calibration", "ContactConfig", "with_contact_points",
+    "BodyModel", "Segment", "calibrate", "Calibration", "ContactConfig", "with_body_mass", "with_contact_points",
     "fit_segments", "SegmentFit", "MarkerSet", "MARKERSETS", "load_markerset", "recognize",
     "write_mjcf", "mjcf_string", "save_model", "load_model", "model_to_dict", "model_from_dict",
     "TEMPLATES", "get_template",

@@ -2,9 +2,13 @@
 
 Steps (every one vectorized over frames):
 
-1. Marker set: recognized from the labels, or given (built-in name or TOML
+1. Marker set: the labels read by meaning (``vocabulary``; generic labels
+   through the C3D's ``POINT:DESCRIPTIONS``), or given (built-in name or TOML
    file, ``markersets``). A segment's markers are the set's markers for it
-   that the movement trial has.
+   that the movement trial has. A trial whose markers do not make a trunk
+   and both arms (e.g. a lower-body set) gets one segment for its head, arms
+   and trunk (HAT, ``templates.with_hat``), welded to the pelvis and placed
+   from it (``joint_centres.upper_body_from_pelvis``).
 2. Joint centres per frame (``joint_centres``) and anatomical segment frames
    (``templates``), parents first. A segment whose joint cannot follow its
    anatomical frame takes the nearest frame its joint allows relative to its
@@ -17,7 +21,8 @@ Steps (every one vectorized over frames):
    points, counting its joint centre) is welded to its parent, rides on it at
    its calibrated posture, and gets its tip from its markers or, with none,
    from de Leva's mean length scaled by the subject's limb lengths. Any other
-   segment without enough markers is an error naming it.
+   segment without enough markers is an error naming what was found, what
+   is missing and what would make it work.
 5. Inertia (``inertia``) from the body mass: the ``mass`` argument ("user"),
    else the quiet-standing weight on the static or movement trial's force
    plates / g ("force plates"), else 70 kg ("assumed ...", with a warning).
@@ -43,19 +48,20 @@ from ..io.trial import Trial
 from .body import BodyModel, Segment
 from .contact_points import ContactConfig, level_soles, with_contact_points
 from .fit import fit_segments, marker_indices
-from .frames import project_joint, triad
 from .inertia import DE_LEVA, check_inertia, combine, endpoint, part_inertia, table_rows
-from .joint_centres import condyle_centre, harrington_hips, lumbar_offset, rab_shoulder
+from . import vocabulary
 from .markersets import LANDMARKS, MarkerSet, get_markerset, normalize
-from .templates import ANATOMY, ANATOMY_BY_NAME, Anatomy, Template, get_template
+from .points import Frames, Points, local_point, segment_frames
+from .templates import ANATOMY, ANATOMY_BY_NAME, HAT_MEMBERS, Anatomy, Template, get_template, with_hat
 
 STANDARD_GRAVITY = 9.81
 DEFAULT_MASS = 70.0
 ASSUMED_MASS = "assumed (no mass given and no quiet standing on force plates)"
 #: Static and movement lengths may differ by this fraction before the static is rejected.
 LENGTH_TOLERANCE = 0.10
-#: Marker radius plus skin below the lowest foot marker: the sole [m].
-SOLE_BELOW_MARKERS = 0.01
+#: The sole below the lowest foot marker (standing, no static trial to level it) [m]: the marker's radius
+#: (about 7 mm) and the shoe sole or soft tissue under the 5th metatarsal or toe marker (about 2 cm).
+SOLE_BELOW_MARKERS = 0.025
 #: A marker whose RMS distance from its segment's rigid fit exceeds this is reported [m].
 LOOSE_MARKER = 0.02
 _LIMBS = ("upper_arm", "forearm", "thigh", "shank")
@@ -66,7 +72,8 @@ class Calibration:
     """What calibration found and did. Lengths [m] are anatomical (joint centre to joint centre or tip;
     foot: heel to toe marker); ``movement_lengths`` those measured on the movement trial when a static was used;
     residuals [m] are RMS distances of markers from their segment's per-frame rigid fit on the movement
-    trial; ``initial_q`` is the pose at ``initial_frame`` of the movement trial, RMS marker error
+    trial; ``markers``: label -> what it is (``meaning``), the model ``segment`` it rides on (None: a
+    landmark only) and the ``landmarks`` it gives; ``ignored``: label -> why it is not used; ``initial_q`` is the pose at ``initial_frame`` of the movement trial, RMS marker error
     ``initial_marker_rms`` [m]."""
 
     template: str
@@ -88,6 +95,8 @@ class Calibration:
     initial_marker_rms: float
     notes: tuple = ()
     warnings: tuple = ()
+    markers: dict = field(default_factory=dict)
+    ignored: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return {f: getattr(self, f) for f in self.__dataclass_fields__}
@@ -98,176 +107,12 @@ class Calibration:
         return cls(**{k: tuple(v) if k in tuples else v for k, v in data.items()})
 
 
-class _Missing(Exception):
-    """A landmark the marker set does not map, or the trial does not have."""
-
-    def __init__(self, name: str):
-        super().__init__(name)
-        self.name = name
-
-
-class _Points:
-    """World positions ``(T, 3)`` of landmarks and joint centres of one trial, computed on demand.
-
-    ``frames`` holds the model frames of the segments built so far (``_frames`` fills it);
-    ``methods`` records how each joint centre was found.
-    """
-
-    def __init__(self, trial: Trial, markerset: MarkerSet, sex: str):
-        self.trial, self.markerset, self.sex = trial, markerset, sex
-        self.index = {normalize(label): i for i, label in enumerate(trial.labels)}
-        self.frames: dict[str, np.ndarray] = {}
-        self.methods: dict[str, str] = {}
-        self._cache: dict[str, np.ndarray] = {}
-
-    def marker(self, label: str) -> np.ndarray | None:
-        i = self.index.get(normalize(label))
-        return None if i is None or np.isnan(self.trial.markers[:, i]).all() else self.trial.markers[:, i]
-
-    def has(self, name: str) -> bool:
-        try:
-            self.get(name)
-            return True
-        except _Missing:
-            return False
-
-    def get(self, name: str) -> np.ndarray:
-        if name not in self._cache:
-            self._cache[name] = self._landmark(name) if name in LANDMARKS else self._compute(name)
-        return self._cache[name]
-
-    def _landmark(self, name: str) -> np.ndarray:
-        tracks = [self.marker(label) for label in self.markerset.landmarks.get(name, ())]
-        if not tracks or any(t is None for t in tracks):
-            raise _Missing(name)
-        return np.mean(tracks, axis=0)
-
-    def _labels(self, name: str) -> str:
-        return " and ".join(self.markerset.landmarks[name])
-
-    def frame(self, segment: str) -> np.ndarray:
-        if segment not in self.frames:
-            raise _Missing(f"the {segment} frame")
-        return self.frames[segment]
-
-    def anatomical_frame(self, a: Anatomy) -> np.ndarray:
-        axis, start, end = a.primary
-        u = self.get(end) - self.get(start)
-        secondary, candidates = a.secondary
-        for c in candidates:
-            if isinstance(c, str):
-                return triad(axis, u, secondary, self.frame(c[1:])[..., :, 1])
-            if self.has(c[0]) and self.has(c[1]):
-                return triad(axis, u, secondary, self.get(c[1]) - self.get(c[0]))
-        raise _Missing(" and ".join(candidates[0]))  # the preferred pair
-
-    def _compute(self, name: str) -> np.ndarray:
-        base, side = (name[:-2], name[-1]) if name[-2:] in ("_l", "_r") else (name, "")
-        if base in ("asis_mid", "mid_hip", "shoulder_mid"):
-            parts = {"asis_mid": "asis", "mid_hip": "hip", "shoulder_mid": "shoulder"}[base]
-            return 0.5 * (self.get(f"{parts}_l") + self.get(f"{parts}_r"))
-        if base == "neck":
-            self.methods["neck"] = f"midpoint of C7 ({self._labels('c7')}) and jugular notch ({self._labels('supr')})"
-            return 0.5 * (self.get("c7") + self.get("supr"))
-        if base == "hip":
-            return self._hip(side)
-        if base == "lumbar":
-            pelvis = self.anatomical_frame(ANATOMY_BY_NAME["pelvis"])
-            rows = DE_LEVA[self.sex]
-            fraction = rows["lower_trunk"].length / rows["trunk"].length
-            mid_hip = self.get("mid_hip")
-            offset = lumbar_offset(mid_hip, self.get("neck"), pelvis, fraction)
-            self.methods["lumbar"] = f"{fraction:.3f} of the way from mid-hip to neck (de Leva 1996 omphalion)"
-            return mid_hip + pelvis @ offset
-        if base == "shoulder":
-            other = "r" if side == "l" else "l"
-            self.methods[name] = f"{self._labels('acromion_' + side)} - 17 % of bi-acromial width (Rab 2002)"
-            return rab_shoulder(self.get(f"acromion_{side}"), self.get(f"acromion_{other}"), self.frame("torso"))
-        if base in ("elbow", "wrist", "knee", "ankle"):
-            return self._condyles(base, side)
-        raise _Missing(name)
-
-    def _hip(self, side: str) -> np.ndarray:
-        name = f"hip_{side}"
-        pelvis = self.anatomical_frame(ANATOMY_BY_NAME["pelvis"])
-        regression = harrington_hips(self.get("asis_l"), self.get("asis_r"), self.get("psis"), pelvis)
-        regression = regression[0 if side == "l" else 1]
-        if self.has(f"hjc_{side}"):
-            distance = np.nanmedian(np.linalg.norm(self.get(f"hjc_{side}") - regression, axis=-1))
-            self.methods[name] = (f"marker {self._labels('hjc_' + side)} (Harrington et al. 2007 would put it "
-                                  f"{100 * distance:.1f} cm away)")
-            return self.get(f"hjc_{side}")
-        self.methods[name] = "Harrington et al. 2007 regression on pelvic width and depth"
-        return regression
-
-    def _condyles(self, joint: str, side: str) -> np.ndarray:
-        name = f"{joint}_{side}"
-        proximal = {"elbow": "shoulder", "wrist": "elbow", "knee": "hip", "ankle": "knee"}[joint]
-        body = "torso" if joint in ("elbow", "wrist") else "pelvis"
-        lateral = self.get(f"{joint}_lat_{side}")
-        if self.has(f"{joint}_med_{side}"):
-            self.methods[name] = f"midpoint of {self._labels(f'{joint}_lat_{side}')} and " \
-                                 f"{self._labels(f'{joint}_med_{side}')}"
-            return condyle_centre(lateral, self.get(f"{joint}_med_{side}"), None, None, joint)
-        medial = (-1.0 if side == "l" else 1.0) * self.frame(body)[..., :, 1]
-        self.methods[name] = f"{self._labels(f'{joint}_lat_{side}')} moved medially (no medial marker)"
-        return condyle_centre(lateral, None, self.get(f"{proximal}_{side}"), medial, joint)
-
-
-@dataclass
-class _Frames:
-    """Model frames, origins and tips ``(T, ...)`` per anatomical segment; what could not be built."""
-
-    rot: dict = field(default_factory=dict)
-    origin: dict = field(default_factory=dict)
-    tip: dict = field(default_factory=dict)
-    missing: dict = field(default_factory=dict)
-
-
-def _frames(points: _Points, joints: dict) -> _Frames:
-    """Anatomical segments parents first; ``joints`` maps each to (joint type, axes)."""
-    out = _Frames()
-    for a in ANATOMY:
-        joint, axes = joints[a.name]
-        if a.parent is not None and a.parent not in out.rot:
-            out.missing[a.name] = f"its parent {a.parent}"
-            continue
-        try:
-            origin = points.get(a.origin)
-            if joint == "weld":
-                rot = out.rot[a.parent]
-            else:
-                anatomical = points.anatomical_frame(a)
-                if a.parent is None:
-                    rot = anatomical
-                else:
-                    parent = out.rot[a.parent]
-                    rot = parent @ project_joint(joint, axes, np.swapaxes(parent, -1, -2) @ anatomical)[0]
-        except _Missing as missing:
-            out.missing[a.name] = missing.name
-            continue
-        points.frames[a.name] = out.rot[a.name] = rot
-        out.origin[a.name] = origin
-        if points.has(a.tip):
-            out.tip[a.name] = points.get(a.tip)
-        elif a.default_tip is None:
-            out.missing[a.name] = a.tip
-    return out
-
-
-def _local(rot: np.ndarray, origin: np.ndarray, point: np.ndarray) -> np.ndarray:
-    """Median over frames of ``point`` in the frame (``rot``, ``origin``); NaN if never seen."""
-    local = np.einsum("tji,tj->ti", rot, point - origin)
-    ok = ~np.isnan(local).any(axis=1)
-    return np.median(local[ok], axis=0) if ok.any() else np.full(3, np.nan)
-
-
 def _start(a: Anatomy) -> str:
     """Where a segment's length is measured from: the heel for the foot (heel to toe), else its origin."""
     return a.landmarks[0] if a.name.startswith("foot") else a.origin
 
 
-def _lengths(frames: _Frames, points: _Points) -> dict:
+def _lengths(frames: Frames, points: Points) -> dict:
     """Per-frame segment lengths, median over frames, for segments whose ends this trial shows."""
     out = {}
     for name, tip in frames.tip.items():
@@ -301,11 +146,47 @@ def _body_mass(mass, trials) -> tuple[float, str, tuple]:
         f"({option('static', hint='path')}), for real masses and torques",)
 
 
-def _attached(markerset: MarkerSet, points: _Points) -> dict:
-    """Anatomical segment -> the set's markers for it that the trial has, in the trial's spelling."""
-    return {a.name: tuple(points.trial.labels[points.index[normalize(m)]]
-                          for m in markerset.segments.get(a.name, ()) if points.marker(m) is not None)
-            for a in ANATOMY}
+def with_body_mass(model: BodyModel, mass: float, source: str) -> BodyModel:
+    """``model`` with every segment's mass and inertia scaled so that the body weighs ``mass`` [kg] (the mass
+    distribution, and so every centre of mass, is kept), from ``source``; the calibration record follows."""
+    ratio = mass / model.total_mass
+    segments = tuple(replace(s, mass=s.mass * ratio, inertia=s.inertia * ratio) for s in model.segments)
+    metadata = dict(model.metadata)
+    if "calibration" in metadata:
+        cal = metadata["calibration"]
+        metadata["calibration"] = replace(cal, mass=mass, mass_source=source, warnings=tuple(
+            w for w in cal.warnings if not w.startswith(f"Body mass assumed {DEFAULT_MASS:g} kg")))
+    return replace(model, segments=segments, mass_source=source, metadata=metadata)
+
+
+def _has_upper_body(points: Points, mset: MarkerSet, template: Template) -> bool:
+    """Whether the trial's markers make a trunk and both arms (head and hands may ride on their parents)."""
+    joints, _, problems = _plan(template, _attached(mset, points, True))
+    if any(p.split(" ")[0] in HAT_MEMBERS for p in problems):
+        return False
+    return not set(segment_frames(points, joints).missing) & {"torso", "upper_arm_l", "upper_arm_r", "forearm_l",
+                                                                "forearm_r"}
+
+
+def _attached(markerset: MarkerSet, points: Points, upper: bool) -> dict:
+    """Anatomical segment -> the set's markers for it that the trial has, in the trial's spelling (none on
+    the upper body of a lower-body model)."""
+    return {a.name: () if not upper and a.name in HAT_MEMBERS else tuple(
+        points.trial.labels[points.index[normalize(m)]]
+        for m in markerset.segments.get(a.name, ()) if points.marker(m) is not None) for a in ANATOMY}
+
+
+def _no_body(problems: list, attached: dict, mset: MarkerSet) -> ModelError:
+    """The error for markers that cannot form a body: what was found, what is missing, what would work."""
+    found = [f"{seg} ({', '.join(labels)})" for seg, labels in attached.items() if labels]
+    unknown = f"; not recognized: {', '.join(mset.ignored)}" if mset.ignored else ""
+    return ModelError(
+        "These markers cannot form a body. Missing: " + "; ".join(problems)
+        + f". Found: {'; '.join(found) or 'no marker the model can use'}{unknown}",
+        "the model needs at least the pelvis (3 markers, e.g. both ASIS and the sacrum or both PSIS) and both "
+        "legs (e.g. Plug-in Gait's LTHI LKNE LTIB LANK LHEE LTOE and RTHI ... RTOE); label them, or map the "
+        "markers in a marker-set TOML file (format: solver/model/markersets/cmu41.toml) and pass it as "
+        f"{option('markerset', hint='path')}")
 
 
 def _plan(template: Template, attached: dict) -> tuple[dict, list, list]:
@@ -318,11 +199,13 @@ def _plan(template: Template, attached: dict) -> tuple[dict, list, list]:
         labels = [x for m in seg.members for x in attached[m]]
         points = len(labels) + (seg.parent is not None)
         joints[seg.members[0]] = (seg.joint, np.asarray(seg.axes, float).reshape(-1, 3))
-        if points >= 3:
+        if points >= 3 or seg.joint == "weld":
             continue
         if seg.name not in children and seg.parent is not None:
             joints[seg.members[0]] = ("weld", ())
             welded.append(seg.name)
+            if not labels and ANATOMY_BY_NAME[seg.members[-1]].default_tip is None:
+                problems.append(f"{seg.name} (markers found: none; needs markers for its end, e.g. heel and toe)")
         else:
             needs = "3 markers" if seg.parent is None else "3 points: markers plus its proximal joint centre"
             problems.append(f"{seg.name} (markers found: {', '.join(labels) or 'none'}; needs {needs})")
@@ -334,9 +217,9 @@ def _leaves(template: Template) -> set:
     return {s.name for s in template.segments if s.name not in parents and s.parent is not None}
 
 
-def _build_frames(template: Template, points: _Points, joints: dict, welded: list) -> _Frames:
+def _build_frames(template: Template, points: Points, joints: dict, welded: list) -> Frames:
     """Frames of the calibration trial; a leaf whose own frame cannot be built is welded to its parent."""
-    frames = _frames(points, joints)
+    frames = segment_frames(points, joints)
     leaves = _leaves(template)
     unbuildable = [s for s in template.segments if s.name in leaves and s.members[0] in frames.missing
                    and s.parent is not None and s.members[0] not in welded]
@@ -344,13 +227,14 @@ def _build_frames(template: Template, points: _Points, joints: dict, welded: lis
         for s in unbuildable:
             joints[s.members[0]] = ("weld", ())
             welded.append(s.name)
-        frames = _frames(points, joints)
+        frames = segment_frames(points, joints)
     if frames.missing:
         def what(need: str) -> str:
-            labels = points.markerset.landmarks.get(need)
+            alternatives = points.markerset.landmarks.get(need)
             if need not in LANDMARKS:
                 return need
-            return f"{need} = {' + '.join(labels)}, not in the trial" if labels else f"{need}, not in the marker set"
+            return (f"{need} = {' or '.join(str(p) for p in alternatives)}, not in the trial" if alternatives
+                    else f"{need}: no marker of the trial reads as {vocabulary.wanted(need)}")
         raise ModelError("Cannot locate these segments: " + "; ".join(
             f"{seg} (needs {' and '.join(what(n) for n in need.split(' and '))})"
             for seg, need in frames.missing.items()),
@@ -372,7 +256,7 @@ def _geometry(sources: list, attached: dict, sex: str) -> tuple[dict, list]:
         rot, origin = frames.rot[a.name], frames.origin[a.name]
         markers = {}
         for m in attached[a.name]:
-            placed = [_local(f.rot[a.name], f.origin[a.name], p.marker(m)) for p, f in sources
+            placed = [local_point(f.rot[a.name], f.origin[a.name], p.marker(m)) for p, f in sources
                       if a.name in f.rot and p.marker(m) is not None]
             placed = [x for x in placed if not np.isnan(x).any()]
             if placed:
@@ -380,10 +264,10 @@ def _geometry(sources: list, attached: dict, sex: str) -> tuple[dict, list]:
             else:
                 unplaced.append(m)
         geo[a.name] = {
-            "joint_offset": np.zeros(3) if a.parent is None else _local(
+            "joint_offset": np.zeros(3) if a.parent is None else local_point(
                 frames.rot[a.parent], frames.origin[a.parent], origin),
-            "tip": _local(rot, origin, frames.tip[a.name]) if a.name in frames.tip else None,
-            "landmarks": {n: _local(rot, origin, points.get(n)) for n in a.landmarks if points.has(n)},
+            "tip": local_point(rot, origin, frames.tip[a.name]) if a.name in frames.tip else None,
+            "landmarks": {n: local_point(rot, origin, points.get(n)) for n in a.landmarks if points.has(n)},
             "markers": markers,
         }
     nan = [a for a, g in geo.items() if np.isnan(g["joint_offset"]).any()
@@ -476,21 +360,22 @@ def calibrate(trial: Trial, template: str = "full15", mass: float | None = None,
     """
     tmpl = get_template(template)
     table_rows(table, sex)
-    mset = get_markerset(markerset, (static if static is not None else trial).labels)
+    labelled = static if static is not None else trial
+    mset = get_markerset(markerset, labelled.labels, labelled.metadata.get("point_descriptions"))
     body_mass, mass_source, warnings = _body_mass(mass, (static, trial))
-    movement = _Points(trial, mset, sex)
-    attached = _attached(mset, movement)
+    upper = _has_upper_body(Points(labelled, mset, sex), mset, tmpl)
+    if not upper:
+        tmpl = with_hat(tmpl)
+    movement = Points(trial, mset, sex, upper)
+    attached = _attached(mset, movement, upper)
     joints, welded, problems = _plan(tmpl, attached)
     if problems:
-        raise ModelError("Not enough markers to define these segments: " + "; ".join(problems),
-                         "map more of the trial's markers to them in a marker-set TOML file ([segments] table, "
-                         "format: solver/model/markersets/cmu41.toml) and pass it as "
-                         f"{option('markerset', hint='path')}")
-    cal = _Points(static, mset, sex) if static is not None else movement
+        raise _no_body(problems, attached, mset)
+    cal = Points(static, mset, sex, upper) if static is not None else movement
     sources = [(cal, _build_frames(tmpl, cal, joints, welded))]
     movement_lengths = {}
     if static is not None:
-        sources.append((movement, _frames(movement, joints)))
+        sources.append((movement, segment_frames(movement, joints)))
         movement_lengths = _lengths(sources[1][1], movement)
     geo, unplaced = _geometry(sources, attached, sex)
     lengths = _model_lengths(geo)
@@ -502,14 +387,15 @@ def calibrate(trial: Trial, template: str = "full15", mass: float | None = None,
     fit = fit_segments(model, trial.labels, trial.markers)
     segment_residuals, marker_residuals = _residuals(model, fit)
     t0, q0, rms0, pose_warnings = _initial_pose(model, fit, trial)
-    notes, note_warnings = _notes(trial, mset, unplaced, welded, marker_residuals)
+    markers, ignored = _marker_report(model, trial, mset, (cal, movement), unplaced, upper)
+    notes, note_warnings = _notes(ignored, welded, marker_residuals, upper)
     report = Calibration(
         template=tmpl.name, table=table, sex=sex, markerset=mset.name, mass=body_mass, mass_source=mass_source,
         source=trial.source, static=static.source if static is not None else None, lengths=lengths,
         movement_lengths=movement_lengths, joint_centres=dict(cal.methods), welded=tuple(welded),
         segment_residuals=segment_residuals, marker_residuals=marker_residuals, initial_frame=t0,
         initial_q=tuple(float(v) for v in q0), initial_marker_rms=rms0, notes=notes,
-        warnings=warnings + pose_warnings + note_warnings)
+        warnings=warnings + pose_warnings + note_warnings, markers=markers, ignored=ignored)
     return replace(model, metadata={**model.metadata, "calibration": report})
 
 
@@ -545,15 +431,46 @@ def _initial_pose(model: BodyModel, fit, trial: Trial) -> tuple[int, np.ndarray,
     return t0, q0, rms, warnings
 
 
-def _notes(trial: Trial, mset: MarkerSet, unplaced: list, welded: list, marker_residuals: dict) -> tuple:
+def _marker_report(model: BodyModel, trial: Trial, mset: MarkerSet, points: tuple, unplaced: list,
+                   upper: bool) -> tuple[dict, dict]:
+    """Per label of ``trial``: what it is, the model segment it rides on and the landmarks it gives; and
+    why the others are not used."""
+    segment = {normalize(m): s.name for s in model.segments for m in s.markers}
+    landmarks: dict[str, list] = {}
+    for p in points:
+        for name, point in sorted(p.used.items()):
+            for label in point.labels:
+                landmarks.setdefault(normalize(label), []).append(name)
+    meanings = {normalize(k): v for k, v in mset.meanings.items()}
+    reasons = {normalize(k): v for k, v in mset.ignored.items()}
+    upper_labels = {normalize(m) for seg in HAT_MEMBERS for m in mset.segments.get(seg, ())}
+    markers, ignored = {}, {}
+    for label in trial.labels:
+        key = normalize(label)
+        if key in segment or key in landmarks:
+            markers[label] = {"meaning": meanings.get(key, ""), "segment": segment.get(key),
+                              "landmarks": sorted(set(landmarks.get(key, ())))}
+        elif key in reasons:
+            ignored[label] = reasons[key]
+        elif not upper and key in upper_labels:
+            ignored[label] = "too few upper-body markers for a trunk and both arms: the head, arms and trunk " \
+                             "are one segment (HAT) placed from the pelvis"
+        elif label in unplaced:
+            ignored[label] = "never seen together with its segment's landmarks"
+        else:
+            ignored[label] = "no segment or landmark of the model uses it"
+    return markers, ignored
+
+
+def _notes(ignored: dict, welded: list, marker_residuals: dict, upper: bool) -> tuple:
     """What the user should know (notes) and act on (warnings) about the markers."""
-    segment_labels = {normalize(m) for ms in mset.segments.values() for m in ms}
-    ignored = [x for x in trial.labels if normalize(x) not in mset.labels]
-    landmark_only = [x for x in trial.labels if normalize(x) in mset.labels - segment_labels]
-    notes = [text + ", ".join(labels) for text, labels in (
-        ("Markers not in the marker set, ignored: ", ignored),
-        ("Markers used as landmarks only (not attached): ", landmark_only),
-        ("Markers never seen with their segment's landmarks, not attached: ", unplaced)) if labels]
+    by_reason: dict[str, list] = {}
+    for label, reason in ignored.items():
+        by_reason.setdefault(reason, []).append(label)
+    notes = [f"Markers ignored ({reason}): {', '.join(labels)}" for reason, labels in by_reason.items()]
+    if not upper:
+        notes.append("Lower-body marker set: head, arms and trunk are one segment (HAT) welded to the pelvis, "
+                     "with de Leva's masses and inertia, placed upright from the pelvis")
     notes += [f"{w}: too few markers for its own frame; welded to its parent at its calibrated posture"
               for w in welded]
     loose = [f"{m} ({100 * r:.1f} cm)" for m, r in marker_residuals.items() if r > LOOSE_MARKER]

@@ -14,6 +14,15 @@ for the feet, which have four contact points on the bottom." Here:
   ``heel_width`` and ``toe_width`` of the heel-toe distance (typical adult
   breadths: heel about 27 %, forefoot about 40 % of the heel-to-toe-marker length).
 
+Beyond the paper (``ContactConfig.seat``, on by default): sitting loads the
+buttocks and the backs of the thighs, where the paper places no point. The
+pelvis gets two points at the ischial tuberosities (from each hip joint
+centre, in units of the hip-centre distance ``w``: ``0.2 w`` posterior,
+``0.17 w`` medial, ``0.55 w`` inferior — bone plus compressed soft tissue), and
+each thigh a second ring at mid-length, of the radius of the solid cylinder
+with the thigh's radius of gyration (``√2`` times it: the thigh is thickest
+there).
+
 With a static standing trial, ``level_soles`` then moves each sole point so
 that in the standing pose it lies on the floor: shoes, marker heights and a
 foot frame tilted by its heel and toe markers otherwise leave the sole a few
@@ -43,6 +52,12 @@ class ContactConfig:
     feet: bool = True
     heel_width: float = 0.135
     toe_width: float = 0.20
+    seat: bool = True
+
+
+#: Ischial tuberosity from its hip joint centre, in units of the hip-centre distance: (posterior, medial,
+#: inferior), see the module docstring.
+ISCHIUM = (0.2, 0.17, 0.55)
 
 
 def ring(tip: np.ndarray, radius: float, n: int) -> np.ndarray:
@@ -84,8 +99,25 @@ def with_contact_points(model: BodyModel, config: ContactConfig | None = None) -
             axis = s.tip / s.length
             radius = config.ring_scale * np.sqrt(axis @ s.inertia @ axis / s.mass)
             points = ring(s.tip, radius, config.ring_points)
+            if config.seat and s.name.startswith("thigh"):
+                points = np.concatenate([points, ring(s.tip / 2, np.sqrt(2) * radius, config.ring_points)])
+            if config.seat and s.name == "pelvis":
+                points = np.concatenate([points, ischia(model)])
         segments.append(replace(s, contact_points=points))
     return replace(model, segments=tuple(segments))
+
+
+def ischia(model: BodyModel) -> np.ndarray:
+    """The two ischial tuberosities (2, 3) in the pelvis frame (``ISCHIUM``); none without two hips."""
+    hips = [s.joint_offset for s in model.segments
+            if s.name.startswith("thigh") and model.segments[s.parent].name == "pelvis"]
+    if len(hips) != 2:
+        return np.zeros((0, 3))
+    width = np.linalg.norm(hips[0] - hips[1])
+    middle = (hips[0] + hips[1]) / 2
+    back, medial, down = ISCHIUM
+    return np.array([hip + width * np.array([-back, 0.0, -down]) + medial * width * (middle - hip)
+                     / np.linalg.norm(middle - hip) for hip in hips])
 
 
 def floor_height(trial: Trial) -> float:

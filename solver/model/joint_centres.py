@@ -19,6 +19,13 @@
 - Lumbar: on the line from the mid-hip to the neck at the omphalion level of de
   Leva (1996), i.e. at the fraction lower-trunk length / trunk length (male
   0.274, female 0.343), fixed in the pelvis frame (median over frames).
+- Upper body without markers (a lower-body set): neck, vertex, shoulders,
+  elbows, wrists and hand tips placed from the pelvis (``upper_body_from_pelvis``),
+  de Leva's mean lengths scaled by the subject's legs. Beyond de Leva (who
+  gives no widths): the shoulder centres are ``SHOULDER_WIDTH`` trunk lengths
+  apart and ``SHOULDER_DROP`` trunk lengths below the neck, the medians over
+  the project's six full-body trials (CMU, squat_gaps, subject4 static and
+  walking, the sprint, OpenCap video walking: 0.58-0.73 and 0.04-0.15).
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from .frames import unit
 
 HALF_WIDTH = {"knee": 0.15, "ankle": 0.10, "elbow": 0.13, "wrist": 0.10}
 RAB_SHOULDER = 0.17
+SHOULDER_WIDTH, SHOULDER_DROP = 0.63, 0.09
 
 
 def harrington_hips(asis_l: np.ndarray, asis_r: np.ndarray, psis: np.ndarray,
@@ -69,3 +77,34 @@ def lumbar_offset(mid_hip: np.ndarray, neck: np.ndarray, pelvis: np.ndarray, fra
     """Lumbar joint centre in the pelvis frame (median over frames)."""
     local = np.einsum("...ji,...j->...i", pelvis, fraction * (neck - mid_hip))
     return np.nanmedian(local, axis=0)
+
+
+
+def upper_body_from_pelvis(mid_hip: np.ndarray, pelvis: np.ndarray, scale: float,
+                           rows: dict) -> tuple[dict[str, np.ndarray], str]:
+    """Neck, vertex and per side shoulder, elbow, wrist and hand-tip centres ``(T, 3)`` of a subject whose
+    upper body has no markers, and how they were placed.
+
+    The trunk stands along the world vertical as the pelvis frame ``(T, 3, 3)`` sees it on average (the
+    median over frames: upright on average); lengths are de Leva's (``rows``: trunk SUPR-MIDH from the
+    mid-hip, head, upper arm, forearm, hand) times ``scale``; the arms hang straight down from the
+    shoulders (module docstring), beside the trunk.
+    """
+    up = unit(np.nanmedian(pelvis[..., 2, :], axis=0))  # world Z in the pelvis frame
+    lateral = unit(np.array([0.0, 1.0, 0.0]) - up[1] * up)
+
+    def length(row: str) -> float:
+        return scale * rows[row].length / 1000
+
+    trunk = length("trunk")
+    local = {"neck": trunk * up, "vertex": (trunk + length("head")) * up}
+    for side, sign in (("l", 1.0), ("r", -1.0)):
+        shoulder = (1 - SHOULDER_DROP) * trunk * up + sign * SHOULDER_WIDTH * trunk / 2 * lateral
+        local[f"shoulder_{side}"] = shoulder
+        local[f"elbow_{side}"] = elbow = shoulder - length("upper_arm") * up
+        local[f"wrist_{side}"] = wrist = elbow - length("forearm") * up
+        local[f"hand_tip_{side}"] = wrist - length("hand") * up
+    tilt = np.degrees(np.arccos(np.clip(up[2], -1.0, 1.0)))
+    method = (f"placed from the pelvis (no upper-body markers): trunk upright, {tilt:.0f} deg from the pelvis "
+              f"Z axis; de Leva lengths x {scale:.2f} (from the legs)")
+    return {name: mid_hip + pelvis @ point for name, point in local.items()}, method

@@ -188,6 +188,18 @@ BRUBAKER12 = Template(
 
 TEMPLATES = {t.name: t for t in (FULL15, BRUBAKER12)}
 
+#: The anatomical segments a lower-body model merges into one (head last: its vertex is the bone's tip).
+HAT_MEMBERS = ("torso", *(f"{seg}_{s}" for s in SIDES for seg in ("upper_arm", "forearm", "hand")), "head")
+
+
+def with_hat(template: Template) -> Template:
+    """``template`` for a lower-body marker set: the head, arms and trunk become one segment ``hat``
+    (Winter's HAT), welded to the pelvis, its parts placed from the pelvis (``joint_centres``)."""
+    kept = tuple(s for s in template.segments if not set(s.members) & set(HAT_MEMBERS))
+    hat = TemplateSegment("hat", "pelvis", "weld", members=HAT_MEMBERS)
+    return Template(template.name, f"{template.description}; lower body: head, arms and trunk as one "
+                                   "segment (HAT) welded to the pelvis", (kept[0], hat, *kept[1:]))
+
 
 def get_template(name: str) -> Template:
     try:

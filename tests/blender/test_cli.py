@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
 import json
 import subprocess
 import sys
+from dataclasses import replace
 
 import bpy
 import pytest
@@ -59,8 +62,23 @@ def test_bad_input_exits_2_with_one_line_and_writes_nothing(shared_data, tmp_pat
     assert sorted(p.name for p in tmp_path.iterdir()) == ["broken.c3d"], "no output written"
 
 
-def test_unknown_marker_set_says_what_to_do(shared_data, tmp_path):
-    run = cli(shared_data / "sprint_forceplates_JA1Gait35.c3d", "--out", tmp_path / "x.blend")
+def test_markers_that_cannot_form_a_body_say_what_to_do(solver, shared_data, tmp_path):
+    cmu = solver.io.load_trial(shared_data / "cmu_dribble_shoot_basketball.c3d")
+    keep = [i for i, label in enumerate(cmu.labels) if label.endswith("WT")]
+    four = dataclasses.replace(cmu, labels=tuple(cmu.labels[i] for i in keep), markers=cmu.markers[:, keep])
+    path = importlib.import_module(f"{solver.__name__}.io.trc").write_trc(four, tmp_path / "four.trc")
+    run = cli(path, "--out", tmp_path / "x.blend")
     assert run.returncode == 2
-    assert "marker set" in run.stderr.lower() and "toml" in run.stderr.lower(), run.stderr
+    assert "cannot form a body" in run.stderr and "toml" in run.stderr.lower(), run.stderr
+
+
+def test_unknown_marker_set_says_what_to_do(solver, shared_data, tmp_path):
+    """A static trial with numbers for labels: no known set, and no motion to find the segments from."""
+    static = solver.io.load_trial(shared_data / "subject4_static1.trc")
+    numbered = tmp_path / "numbered_static.trc"
+    solver.io.write_trc(replace(static, labels=tuple(str(k + 1) for k in range(static.n_markers))), numbered)
+    run = cli(numbered, "--out", tmp_path / "x.blend")
+    assert run.returncode == 2
+    assert "cannot form a body" in run.stderr and "toml" in run.stderr.lower(), run.stderr
+    assert "rigid cluster" in run.stderr and run.stderr.count("\n") == 1, run.stderr
     assert not (tmp_path / "x.blend").exists()

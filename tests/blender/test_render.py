@@ -16,7 +16,7 @@ from mathutils import Vector
 
 SIZE = (960, 540)
 #: Frames of the sample walk where the measured and estimated GRF, the residual and both disk colours show.
-FRAMES = (110, 150)
+FRAMES = (60, 110)
 CHECKED_KINDS = {"force_measured", "force_estimated", "force_residual", "torque_generating", "torque_absorbing"}
 
 

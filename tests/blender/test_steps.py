@@ -59,15 +59,21 @@ def test_dynamics_and_export(walking, tmp_path):
     for expected in ("subject4_walking1_angles.mot", "subject4_walking1_angles.csv", "subject4_walking1_torques.sto",
                      "subject4_walking1_torques.csv"):
         assert expected in names
+    assert "opensim" not in names
+    assert bpy.ops.mocap_dynamics.export_results(directory=str(tmp_path), opensim=True) == {"FINISHED"}
+    opensim = {p.name for p in (tmp_path / "opensim").iterdir()}
+    assert {"subject4_walking1.osim", "subject4_walking1_coordinates.mot", "subject4_walking1_moments.sto",
+            "subject4_walking1_external_loads.xml"} <= opensim
 
 
 def test_contact_step_draws_plane_arrows_and_curves(walking, package, shared_data):
     assert bpy.ops.mocap_dynamics.reconstruct() == {"FINISHED"}
     assert bpy.ops.mocap_dynamics.estimate_contact() == {"FINISHED"}
     meta = walking["mocap_dynamics"].to_dict()["contact"]
-    assert abs(meta["plane_angle_deg"]) < 3 and abs(meta["plane_height_m"]) < 0.05, "the lab floor, roughly"
-    assert 0.5 < meta["explained_force"] <= 1.0
-    assert meta["plates"]["frames_compared"] > 50
+    assert abs(meta["plane_angle_deg"]) < 1 and abs(meta["plane_height_m"]) < 0.02, "the lab floor"
+    assert [s["kind"] for s in meta["surfaces"]] == ["floor"] and meta["forces"] == "per_frame"
+    assert 0.9 < meta["explained_force"] <= 1.0
+    assert meta["plates"]["frames_compared"] > 50 and meta["plates"]["correlation_vertical"] > 0.95
     contact_collection = next(c for c in walking.children if c.name.endswith(" contact"))
     names = {ob.name for ob in contact_collection.objects}
     assert "estimated ground" in names and {"foot_l estimated GRF", "foot_r estimated GRF"} <= names
@@ -77,21 +83,23 @@ def test_contact_step_draws_plane_arrows_and_curves(walking, package, shared_dat
     rig = next(ob for ob in walking.all_objects if ob.type == "ARMATURE")
     foot = bpy.data.objects["foot_l estimated GRF"]
     for t in (10, 60, 100):
-        bpy.context.scene.frame_set(1 + t)
+        bpy.context.scene.frame_set(1 + round(contact.times[t] * 100))  # 100 Hz, the trial starting at frame 1
         assert rig["GRF vertical total estimated"] == pytest.approx(contact.total_force[t, 2], abs=1e-2)
         assert foot["force_N"] == pytest.approx(np.linalg.norm(contact.foot_force[t, 0]), abs=1e-2)
 
 
-def test_contact_forces_per_frame_from_the_sidebar(walking):
-    """The Contact step's "Per frame" forces, on the dynamics filtered at 8 Hz as the sidebar set them."""
+def test_the_papers_springs_from_the_sidebar(walking):
+    """The Contact step's "Springs (paper)" on the Dynamics step's unfiltered forward differences, as the paper
+    has them; springs on surfaces found from resting points are refused with one line."""
     assert bpy.ops.mocap_dynamics.reconstruct() == {"FINISHED"}
-    assert bpy.ops.mocap_dynamics.inverse_dynamics(cutoff=8.0) == {"FINISHED"}
-    assert bpy.ops.mocap_dynamics.estimate_contact(forces="per_frame") == {"FINISHED"}
+    assert bpy.ops.mocap_dynamics.inverse_dynamics(filter="none", derivatives="forward") == {"FINISHED"}
+    with pytest.raises(RuntimeError, match="Conflicting contact options"):
+        bpy.ops.mocap_dynamics.estimate_contact(forces="spring", surfaces="detected")
+    assert bpy.ops.mocap_dynamics.estimate_contact(forces="spring") == {"FINISHED"}
     meta = walking["mocap_dynamics"].to_dict()
-    assert meta["options"]["cutoff"] == 8.0 and meta["options"]["contact_forces"] == "per_frame"
-    assert meta["contact"]["forces"] == "per_frame"
-    plates = meta["contact"]["plates"]
-    assert plates["rmse_vertical_bw_percent"] < 12.0 and plates["correlation_vertical"] > 0.9
+    assert meta["options"]["cutoff"] == "none" and meta["options"]["derivatives"] == "forward"
+    assert meta["contact"]["forces"] == "spring" and meta["contact"]["surfaces_from"] == "eq. 10 plane"
+    assert 0.5 < meta["contact"]["explained_force"] < 0.9  # the paper's springs: about 76 % on this walk
     rig = next(ob for ob in walking.all_objects if ob.type == "ARMATURE")
     weight = meta["model"]["mass_kg"] * 9.81
     vertical = []

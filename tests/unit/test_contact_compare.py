@@ -11,7 +11,7 @@ import pytest
 from mocap_dynamics.solver.contact import compare_with_plates, estimate_contact, point_motion
 from mocap_dynamics.solver.plots import plot_grf
 from mocap_dynamics.solver.contact.compare import runs
-from mocap_dynamics.solver.contact.estimate import centre_of_pressure
+from mocap_dynamics.solver.contact.result import centre_of_pressure
 from mocap_dynamics.solver.errors import SolverError
 from mocap_dynamics.solver.io.trial import ForcePlate, PlateSamples, Trial
 from tests.unit.test_contact_synthetic import RATE, landing, model, tilted_plane  # noqa: F401  (fixture)
@@ -38,7 +38,7 @@ def scene(model):  # noqa: F811
                            free_moment=np.zeros((len(motion.times), 2, 3)))
     trial = Trial(source="simulated landing", labels=(), markers=np.zeros((len(motion.times), 0, 3)), rate=RATE,
                   plates=tuple(plates), plate_samples=samples)
-    return simulation, estimate_contact(motion), trial
+    return simulation, estimate_contact(motion, forces="spring"), trial
 
 
 def test_estimate_agrees_with_true_plates(scene):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from mocap_dynamics.solver.contact import ContactConstants, Material, Plane, Surface, contact_forces
-from mocap_dynamics.solver.contact.estimate import Layout, Problem
+from mocap_dynamics.solver.contact.paper_fit import Layout, Problem
 from mocap_dynamics.solver.contact.gradient import objective_and_gradient
 from mocap_dynamics.solver.contact.model import SurfaceArrays
 from mocap_dynamics.solver.dynamics import ExternalForces, forward_differences, rnea

@@ -25,7 +25,7 @@ def walk(shared_data):
     trial = with_plates(shared_data, "subject4_walking1")
     model = calibrate(trial, "full15", static=with_plates(shared_data, "subject4_static1"))
     motion = reconstruct(trial, model)
-    return trial, estimate_contact(motion)
+    return trial, estimate_contact(motion, forces="spring")
 
 
 def test_contact_explains_most_of_the_root_force(walk):

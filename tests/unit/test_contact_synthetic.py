@@ -12,7 +12,7 @@ import pytest
 
 from mocap_dynamics.solver.contact import Bounds, Material, Plane, PoseController, Surface, estimate_contact, resting_distance, \
     simulate_contact
-from mocap_dynamics.solver.contact.estimate import foot_segments
+from mocap_dynamics.solver.contact.result import foot_segments
 from mocap_dynamics.solver.contact.model import ContactPoints
 from mocap_dynamics.solver.dynamics import ExternalForces, inverse_dynamics
 from mocap_dynamics.solver.errors import SolverError
@@ -64,7 +64,7 @@ def tilted_plane(material=TRUTH) -> Surface:
 def tilted_landing(model):
     truth = tilted_plane()
     simulation = landing(model, truth)
-    return truth, simulation, estimate_contact(simulation.motion)
+    return truth, simulation, estimate_contact(simulation.motion, forces="spring")
 
 
 def assert_recovered(found: Surface, truth: Surface, at):
@@ -129,7 +129,7 @@ def test_resting_height_is_where_a_motionless_subject_stands(model):
     assert abs(soles.mean() - gap) < 0.002
     # standing still only tells where the soles rest, not the plane and stiffness apart: every start lands
     # somewhere else on that valley, all with the resting height of the simulation
-    contact = estimate_contact(simulation.motion)
+    contact = estimate_contact(simulation.motion, forces="spring")
     for start in contact.optimisation.starts:
         plane, material = start.final[0].top, start.final[0].material
         assert plane.offset + resting_distance(material, 8, 9.81) == pytest.approx(0.02 + soles.mean(), abs=0.001)
@@ -145,7 +145,7 @@ def test_several_planes_a_foot_on_a_step(model):
                         material=Material(12.0, 8.0, 5.0))  # occupies y > 0: under the left foot
     simulation = landing(model, (step, floor), q=bent, velocity=(0.1, 0.0), duration=0.7)
     guess = (Surface.step(0.12, edge=(0.0, 0.02, 0.0), outward=(0.0, -1.0, 0.0)), Surface.floor(-0.015))
-    contact = estimate_contact(simulation.motion, surfaces=guess, starts=1)
+    contact = estimate_contact(simulation.motion, surfaces=guess, starts=1, forces="spring")
     location = contact.location
     left = contact.point_positions[:, contact.point_segments == model.index("foot_l")].reshape(-1, 3)
     assert_recovered(contact.surfaces[0], step, left[:, :2].mean(0))
@@ -207,10 +207,10 @@ def stance(model, ground: Plane = Plane((0, 0, 1), 0.0), step=0.0):
 def test_stiffness_beyond_its_bound_stops_at_the_bound(model):
     """The paper's bounds (κ_N ≤ 20) hold: a stiffer truth is estimated at the bound."""
     truth = tilted_plane(Material(30.0, 4.0, 3.0))
-    contact = estimate_contact(landing(model, truth, duration=0.6).motion, starts=1)
+    contact = estimate_contact(landing(model, truth, duration=0.6).motion, starts=1, forces="spring")
     assert contact.stiffness == pytest.approx(20.0)
     assert contact.explained_force < 0.999
-    loose = estimate_contact(landing(model, truth, duration=0.6).motion, starts=1,
+    loose = estimate_contact(landing(model, truth, duration=0.6).motion, starts=1, forces="spring",
                              bounds=Bounds(stiffness=(1.0, 40.0)))
     assert loose.stiffness == pytest.approx(30.0, rel=0.1)
 
@@ -220,7 +220,8 @@ def test_normalisation_in_newtons(model):
     truth = tilted_plane(Material(6.0 * 70, 4.0 * 70, 3.0 * 70))
     simulation = landing(model, truth, duration=0.6, normalisation="none")
     assert simulation.force_scale == 1.0
-    contact = estimate_contact(simulation.motion, normalisation="none", starts=[Material(350.0, 350.0, 350.0)],
+    starts = [Material(350.0, 350.0, 350.0), Material(150.0, 150.0, 150.0)]  # N/m and N·s/m: poorly scaled
+    contact = estimate_contact(simulation.motion, forces="spring", normalisation="none", starts=starts,
                                bounds=Bounds((50.0, 1500.0), (5.0, 1500.0), (5.0, 1500.0)))
     assert contact.force_scale == 1.0 and contact.normalisation == "none"
     assert_recovered(contact.surfaces[0], truth, contact.location)
@@ -233,10 +234,12 @@ def test_bad_requests_are_refused(tilted_landing, model):
     with pytest.raises(SolverError, match="already include external forces"):
         estimate_contact(dynamics=with_forces)
     with pytest.raises(SolverError, match="normalisation"):
-        estimate_contact(dynamics=dynamics, normalisation="per leg")
+        estimate_contact(dynamics=dynamics, forces="spring", normalisation="per leg")
     with pytest.raises(SolverError, match="Unknown surfaces"):
         estimate_contact(dynamics=dynamics, surfaces="box")
     with pytest.raises(SolverError, match="starts"):
-        estimate_contact(dynamics=dynamics, starts=0)
+        estimate_contact(dynamics=dynamics, forces="spring", starts=0)
     with pytest.raises(SolverError, match="Nothing to estimate"):
         estimate_contact()
+    with pytest.raises(SolverError, match="Spring contact forces cannot act on surfaces found"):
+        estimate_contact(dynamics=dynamics, forces="spring", surfaces="detected")

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from mocap_dynamics.solver.dynamics import butterworth, forward_differences, motion_derivatives
+from mocap_dynamics.solver.dynamics import butterworth, central_differences, forward_differences, motion_derivatives, \
+    residual_cutoff
 from mocap_dynamics.solver.errors import SolverError
 from mocap_dynamics.solver.kinematics.motion import Motion
 from mocap_dynamics.solver.rotations import quat_conj, quat_from_axis_angle, quat_mul
@@ -140,7 +141,7 @@ def test_smoothing_option_filters_before_differencing():
     motion = Motion.from_q(model, times, q, method="otm")
     _, _, _, a_raw, _ = motion_derivatives(motion)
     t, _, _, a_smooth, options = motion_derivatives(motion, cutoff=5.0)
-    assert options == {"derivatives": "forward differences", "cutoff_hz": 5.0}
+    assert options == {"derivatives": "forward differences", "cutoff_hz": 5.0, "first_frame": 0}
     inner = slice(30, -30)
     truth = -np.sin(t[inner] + DT)
     assert np.abs(a_smooth[inner, 6] - truth).max() < 0.1 < 1.0 < np.abs(a_raw[inner, 6] - truth).max()
@@ -173,8 +174,12 @@ def test_a_frame_without_pose_spoils_only_its_neighbours():
     _, _, v, a = forward_differences(model, times, q)
     bad = np.isnan(a).any(axis=1)
     np.testing.assert_array_equal(np.flatnonzero(bad), [10, 11, 12])
-    with pytest.raises(SolverError, match="no pose"):
-        butterworth(model, times, q, cutoff=6.0)
+    long = np.concatenate([smooth_motion(model, np.random.default_rng(8), 60, DT)] * 2)
+    long[58:62] = np.nan  # two runs of 58 frames with a pose: each filtered on its own
+    long[70:75] = np.nan  # a run of 8 frames between gaps: too short to filter
+    filtered = butterworth(model, np.arange(120) * DT, long, cutoff=6.0)
+    np.testing.assert_array_equal(np.flatnonzero(np.isnan(filtered).any(axis=1)),
+                                  np.r_[58:62, 62:70, 70:75])
 
 
 def test_butterworth_rejects_a_cutoff_above_nyquist_and_short_motions():
@@ -184,3 +189,51 @@ def test_butterworth_rejects_a_cutoff_above_nyquist_and_short_motions():
         butterworth(model, np.arange(100) * DT, q, cutoff=60.0)
     with pytest.raises(SolverError, match="more than"):
         butterworth(model, np.arange(8) * DT, q[:8], cutoff=6.0)
+
+
+def test_central_differences_are_second_order_and_centred():
+    """A ball joint turning at a known rate and a root moving on a parabola: central differences give the
+    analytic velocity and acceleration at the frame itself (forward ones at the next frame)."""
+    model = chain(["ball"])
+    times = np.arange(40) * DT
+    q = np.tile(model.neutral_q(), (40, 1))
+    q[:, 2] = 0.5 * 3.0 * times ** 2
+    angle = 0.8 * times ** 2  # about a fixed axis: ω = 1.6 t, ω̇ = 1.6
+    axis = np.array([0.0, 0.6, 0.8])
+    q[:, 7:11] = quat_from_axis_angle(axis, angle)
+    t, _, v, a = central_differences(model, times, q)
+    np.testing.assert_allclose(t, times[1:-1])
+    np.testing.assert_allclose(v[:, 2], 3.0 * t, atol=1e-9)
+    np.testing.assert_allclose(a[:, 2], 3.0, atol=1e-7)
+    np.testing.assert_allclose(v[:, 6:9], 1.6 * t[:, None] * axis, atol=1e-4)
+    np.testing.assert_allclose(a[:, 6:9], np.broadcast_to(1.6 * axis, (38, 3)), atol=1e-4)
+    _, _, v_fwd, _ = forward_differences(model, times, q)
+    assert np.abs(v_fwd[:, 2] - 3.0 * times[:-2]).max() > 0.01  # forward: the mid-step velocity, half a frame on
+
+
+def test_motion_derivatives_auto_cutoff_is_winters_and_recorded():
+    model = chain(["hinge"])
+    times = np.arange(300) * DT
+    q = np.tile(model.neutral_q(), (len(times), 1))
+    q[:, 7] = np.sin(2 * np.pi * 1.5 * times) + np.random.default_rng(3).normal(0, 2e-3, len(times))
+    motion = Motion.from_q(model, times, q, method="otm")
+    t, _, _, a, options = motion_derivatives(motion, cutoff="auto", scheme="central")
+    assert options["cutoff_source"] == "Winter's residual analysis" and options["first_frame"] == 1
+    assert 2.0 < options["cutoff_hz"] < 20.0
+    truth = -(2 * np.pi * 1.5) ** 2 * np.sin(2 * np.pi * 1.5 * t)
+    inner = slice(30, -30)
+    assert np.sqrt(np.mean((a[inner, 6] - truth[inner]) ** 2)) < 0.05 * np.abs(truth).max()
+    with pytest.raises(SolverError, match="scheme"):
+        motion_derivatives(motion, scheme="backward")
+
+
+def test_residual_cutoff_grows_with_the_signal_band_and_falls_with_noise():
+    rate, times = 100.0, np.arange(500) / 100.0
+    rng = np.random.default_rng(4)
+    slow = np.c_[np.sin(2 * np.pi * 1.0 * times), np.cos(2 * np.pi * 0.7 * times)]
+    fast = np.c_[np.sin(2 * np.pi * 6.0 * times), np.cos(2 * np.pi * 5.0 * times)]
+    quiet, noisy = rng.normal(0, 1e-4, slow.shape), rng.normal(0, 1e-2, slow.shape)
+    assert residual_cutoff(slow + quiet, rate) < residual_cutoff(fast + quiet, rate)
+    assert residual_cutoff(slow + noisy, rate) < residual_cutoff(slow + quiet, rate)
+    with pytest.raises(SolverError, match="Give the cutoff"):
+        residual_cutoff(np.full((100, 2), np.nan), rate)

@@ -24,7 +24,7 @@ def test_forward_differences_leave_all_but_the_last_two_frames(result):
     assert result.generalized_forces.shape == (28, result.model.nv)
     assert result.joint_torque_world.shape == result.joint_torque_parent.shape == (28, 15, 3)
     assert result.root_wrench.shape == (28, 6) and result.joint_power.shape == (28, 15)
-    assert result.options == {"derivatives": "forward differences", "cutoff_hz": None}
+    assert result.options == {"derivatives": "forward differences", "cutoff_hz": None, "first_frame": 0}
 
 
 def test_output_frames_and_the_root_row(result):

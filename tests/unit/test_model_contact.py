@@ -15,15 +15,32 @@ def model(shared_data):
 
 
 def test_default_rings_and_soles(model):
+    seat = {"pelvis": 2, "thigh_l": 8, "thigh_r": 8}  # ischial tuberosities, mid-thigh rings
     for s in model.segments:
-        assert len(s.contact_points) == (4 if s.name.startswith("foot") else 8), s.name
+        assert len(s.contact_points) == (4 if s.name.startswith("foot") else 8 + seat.get(s.name, 0)), s.name
         if not s.name.startswith("foot"):
             axis = s.tip / s.length
-            offsets = s.contact_points - s.tip
+            offsets = s.contact_points[:8] - s.tip
             np.testing.assert_allclose(offsets @ axis, 0, atol=1e-12)  # in the plane through the tip
             radius = np.sqrt(axis @ s.inertia @ axis / s.mass)
             np.testing.assert_allclose(np.linalg.norm(offsets, axis=1), radius, rtol=1e-12)
     assert model.segments[model.index("forearm_l")].length > 0.3  # brubaker12: the forearm ends at the hand
+
+
+def test_seat_points_under_the_hips_and_along_the_thighs(model):
+    pelvis = model.segments[model.index("pelvis")]
+    hips = np.array([model.segments[model.index(f"thigh_{side}")].joint_offset for side in "lr"])
+    ischia = pelvis.contact_points[8:]
+    width = np.linalg.norm(hips[0] - hips[1])
+    assert np.all(ischia[:, 2] < hips[:, 2] - 0.5 * width)  # below the hip centres
+    assert np.all(ischia[:, 0] < hips[:, 0])  # behind them
+    assert np.ptp(ischia[:, 1]) < 0.7 * width  # closer together than the hips
+    thigh = model.segments[model.index("thigh_l")]
+    np.testing.assert_allclose(thigh.contact_points[8:].mean(0), thigh.tip / 2, atol=1e-12)
+    np.testing.assert_allclose(np.linalg.norm(thigh.contact_points[8:] - thigh.tip / 2, axis=1),
+                               np.sqrt(2) * np.linalg.norm(thigh.contact_points[0] - thigh.tip), rtol=1e-12)
+    without = with_contact_points(model, ContactConfig(seat=False))
+    assert len(without.segments[0].contact_points) == 8
 
 
 def test_feet_points_on_the_sole(model):
@@ -43,7 +60,7 @@ def test_configurable(model):
     few = with_contact_points(model, ContactConfig(segments=("foot_l", "foot_r", "forearm_l"), ring_points=4))
     counts = {s.name: len(s.contact_points) for s in few.segments}
     assert counts == {**{n: 0 for n in model.names}, "foot_l": 4, "foot_r": 4, "forearm_l": 4}
-    rings = with_contact_points(model, ContactConfig(feet=False, ring_scale=2.0))
+    rings = with_contact_points(model, ContactConfig(feet=False, ring_scale=2.0, seat=False))
     assert len(rings.segments[rings.index("foot_l")].contact_points) == 8
     s, s2 = model.segments[0], rings.segments[0]
-    np.testing.assert_allclose(s2.contact_points - s2.tip, 2 * (s.contact_points - s.tip), atol=1e-12)
+    np.testing.assert_allclose(s2.contact_points - s2.tip, 2 * (s.contact_points[:8] - s.tip), atol=1e-12)

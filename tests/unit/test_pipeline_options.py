@@ -34,6 +34,8 @@ def test_values_override_a_base():
     ('otm_mode = "slow"\n', "OTM mode"),
     ('contact_forces = "magic"\n', "contact force model"),
     ('[import]\nunits = "inch"\n', "units"),
+    ('[gap_fill]\nmethod = "guess"\n', "gap fill method"),
+    ('[gap_fill]\nmax_gap = 1\n', "gap_fill.max_gap"),
     ('mass = \n', "not valid TOML"),
 ])
 def test_bad_options_name_what_is_wrong(tmp_path, text, words):

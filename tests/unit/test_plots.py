@@ -75,7 +75,7 @@ def test_without_matplotlib_the_tables_are_still_written(walk, tmp_path, monkeyp
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     written, notes = write_results(walk, tmp_path)
     assert not _pngs(tmp_path) and len(notes) == 1 and "matplotlib" in notes[0]
-    assert {p.suffix for p in written} == {".mot", ".csv", ".sto"}
+    assert {p.suffix for p in written} == {".mot", ".csv", ".sto", ".trc"}
 
 
 def test_root_force_distribution_leaves_out_missing_figures(tmp_path):

@@ -13,6 +13,7 @@ import pytest
 
 from mocap_dynamics.solver import cli
 from mocap_dynamics.solver.io import ImportOptions
+from mocap_dynamics.solver.kinematics.gap_fill import GapFillOptions
 from mocap_dynamics.solver.pipeline import PipelineOptions
 from mocap_dynamics.solver.sample import MASS, write_sample
 from mocap_dynamics.solver.zerog import ZeroGravityOptions
@@ -44,7 +45,8 @@ def test_sample_to_report_tables_and_plots(sample, tmp_path):
     assert files == {"report.json", "report.txt", "sample_walk_angles.mot", "sample_walk_angles.csv",
                      "sample_walk_torques.sto", "sample_walk_torques.csv", "sample_walk_marker_errors.png",
                      "sample_walk_convergence.png", "sample_walk_torques.png", "sample_walk_grf.png",
-                     "sample_walk_grf_estimated.mot", "sample_walk_grf_estimated.csv", "manifest.json"}
+                     "sample_walk_grf_estimated.mot", "sample_walk_grf_estimated.csv",
+                     "sample_walk_markers_filled.trc", "manifest.json"}
     assert sorted(report["tables"]["files"]) == sorted(str(p) for p in out.iterdir()
                                                        if p.name[:6] != "report" and p.name != "manifest.json")
     assert report["tables"]["notes"] == []
@@ -98,9 +100,18 @@ def test_zero_gravity_flags_fill_their_table_over_the_options_file(tmp_path):
     assert options.zero_gravity == ZeroGravityOptions(kind="sequence", angle_deg=30.0, v_max_deg_s=120.0, rungs=6)
 
 
+def test_gap_fill_flags_fill_their_table_over_the_options_file(tmp_path):
+    toml = tmp_path / "options.toml"
+    toml.write_text('[gap_fill]\nmethod = "pca"\nspline = "quintic"\n')
+    options = cli.pipeline_options(_parse(["--options", str(toml), "--fill", "rigid", "--fill-max-gap", "0.5"]))
+    assert options.gap_fill == GapFillOptions(method="rigid", max_gap_s=0.5, spline="quintic")
+    assert cli.pipeline_options(_parse(["--fill", "none"])).gap_fill.method == "none"
+
+
 def test_flags_pass_on_to_a_child_process_unchanged(tmp_path, monkeypatch):
     argv = ["--until", "dynamics", "--model", "brubaker12", "--mass", "61.5", "--keep-prefix", "--up-axis", "Y",
             "--reconstruct", "lee", "--cutoff", "8", "--contact-forces", "per_frame", "--static", "static.trc", "--zero-gravity", "leg_lifting",
+            "--fill", "pca", "--fill-max-gap", "1.5",
             "--zero-g-duration", "2"]
     monkeypatch.chdir(tmp_path)
     again = cli.pipeline_argv(_parse(argv))

@@ -1,0 +1,77 @@
+"""Body mass from the trial's own force plates, over the frames in which they carry the whole body.
+
+Newton's second law for the whole body, ``m (a_CM + g) = F`` (``F`` the plates' total force, ``a_CM`` the
+centre of mass's acceleration), holds in every frame in which the plates are the body's only support. Its
+least-squares solution for ``m`` is taken over *runs* of such frames, each equation summed over its run
+(impulse and momentum: ``m (Δv_CM + g T) = ∫ F dt``), so that the low-pass filter's rounding of peaks in
+``a_CM`` cancels out of the sums. Only the vertical component is used: it carries the weight, while a
+stance's horizontal impulses nearly cancel and leave the filter's edge effects. ``a_CM`` needs no mass: inverse dynamics without external forces gives
+``m' (a_CM + g)`` as the root force for any provisional mass ``m'`` with the right mass distribution.
+
+Full support on the plates (``full_support``): the frames a plate comparison covers (every foot that the
+estimate loads stands on a plate) in which the estimate puts less than ``ELSEWHERE`` of the body weight on
+surfaces without plates (a box, a seat) and the body is not in the air. Runs shorter than ``MIN_RUN`` are
+dropped; fewer than ``MIN_SECONDS`` in all, or a fit whose runs disagree by more than ``MAX_SPREAD``
+(relative RMS of their residuals), give no mass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .compare import PlateComparison, runs
+from .result import Contact
+
+#: Frames with more than this fraction of the body weight on surfaces without plates are not full support.
+ELSEWHERE = 0.02
+#: The shortest run of full support used [s], and the least time in all [s].
+MIN_RUN, MIN_SECONDS = 0.05, 0.25
+#: Largest relative RMS residual of the runs' impulse equations for the mass to be trusted.
+MAX_SPREAD = 0.05
+
+
+@dataclass(frozen=True)
+class PlateMass:
+    """The mass [kg], the seconds and runs of full support it rests on, and the relative RMS residual."""
+
+    mass: float
+    seconds: float
+    runs: int
+    spread: float
+
+    @property
+    def source(self) -> str:
+        return (f"force plates (m(a_CM + g) = F over {self.seconds:.2f} s of full support in {self.runs} runs, "
+                f"residual {100 * self.spread:.1f} %)")
+
+
+def full_support(contact: Contact, comparison: PlateComparison) -> np.ndarray:
+    """(T,) True in the frames in which the plates carry the whole body (see the module docstring)."""
+    weight = contact.body_weight
+    plated = [k for k in set(comparison.plate_surfaces) if k < contact.surface_force.shape[1]]
+    elsewhere = np.delete(contact.surface_force, plated, axis=1)[..., 2].sum(1)
+    with np.errstate(invalid="ignore"):
+        supported = (comparison.measured[:, 2] > ELSEWHERE * weight) | (contact.root_wrench_without[:, 2]
+                                                                      > ELSEWHERE * weight)
+        return comparison.covered & (elsewhere < ELSEWHERE * weight) & supported \
+            & np.isfinite(contact.root_wrench_without).all(1)
+
+
+def mass_from_plates(contact: Contact, comparison: PlateComparison) -> PlateMass | None:
+    """The body mass by the impulse form of ``m (a_CM + g) = F`` over full support (module docstring), or
+    None when the plates do not carry the whole body long enough or the runs disagree."""
+    dt = float(contact.times[1] - contact.times[0]) if len(contact.times) > 1 else 0.0
+    support = [(a, b) for a, b in runs(full_support(contact, comparison)) if (b - a) * dt >= MIN_RUN]
+    seconds = sum(b - a for a, b in support) * dt
+    if seconds < MIN_SECONDS:
+        return None
+    per_kg = contact.root_wrench_without[:, 2] / contact.model.total_mass  # vertical a_CM + g
+    impulse = np.array([comparison.measured[a:b, 2].sum() * dt for a, b in support])
+    momentum = np.array([per_kg[a:b].sum() * dt for a, b in support])
+    mass = float(np.sum(impulse * momentum) / np.sum(momentum * momentum))
+    spread = float(np.sqrt(np.sum((impulse - mass * momentum) ** 2) / np.sum(impulse ** 2)))
+    if not (mass > 0 and spread <= MAX_SPREAD):
+        return None
+    return PlateMass(mass, seconds, len(support), spread)

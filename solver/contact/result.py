@@ -1,0 +1,283 @@
+"""What contact estimation returns (``Contact``) and how its outputs follow from point forces.
+
+Outputs follow Brubaker et al. (2009) §5: forces per point and per segment,
+ground reaction force, centre of pressure and free moment per foot and in
+total, the surfaces, the fraction of the root force explained (Fig. 6) and
+the joint torques recomputed with the contact forces.
+
+Fraction explained (Fig. 6): ``1 - mean_t |F_root(θ)| / mean_t |F_root(0)|``
+over per-frame magnitudes of the root *force* (N); the same for the root
+torque is reported beside it.
+
+Resting height (§5.1, springs only: "the height at which ground forces exactly
+cancel force due to gravity for a motionless subject"): the height above the
+first surface at which all the feet's contact points (the soles: four per foot),
+motionless and level, carry the body weight between them with its material
+(``model.resting_distance``), measured vertically at ``Contact.location``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..dynamics import Dynamics, ExternalForces, rnea
+from ..model.body import BodyModel
+from .model import ContactConstants, ContactPoints, Material, Plane, Surface, contact_forces, point_motion, \
+    resting_distance, segment_wrenches
+from .paper_fit import Optimisation
+
+#: A centre of pressure needs at least this normal force [N] (as force plates, ``io.plates``).
+COP_MIN_FORCE = 20.0
+#: A surface carries load in the frames where its normal force is above this fraction of body weight.
+LOAD_THRESHOLD = 0.05
+
+
+@dataclass(frozen=True)
+class Contact:
+    """Estimated contact, time first on the frames of ``dynamics`` (see the module docstring).
+
+    Forces are on the body, in newtons, world frame. ``point_*`` (T, K, 3) per contact point
+    (``point_segments`` (K,)); ``segment_force``/``segment_torque`` (T, S, 3), the torque about each
+    segment's centre of mass; ``feet`` names the foot segments of ``foot_force``/``foot_cop``/
+    ``foot_moment`` (T, F, 3): force, centre of pressure and free moment (about the COP, along the surface's
+    normal), ``foot_surface_force`` (T, F, S, 3) each foot's force per surface; ``total_force``/``total_cop``
+    (T, 3) include every segment. A centre of pressure is NaN where
+    the normal force is below ``COP_MIN_FORCE``. ``surfaces`` (empty: no support found) and
+    ``surface_force`` (T, S, 3) the force each carries; ``patches`` describes the surfaces found from resting
+    points (``support.Patch``, none for the paper's plane). ``location`` (x, y) is where heights are
+    measured. ``root_wrench_without`` (T, 6) is the root wrench with no contact, ``dynamics.root_wrench``
+    the one left with it. ``explained_force``/``explained_torque``: 1 - mean|root force (torque) with
+    contact| / mean|... without| (Fig. 6, per-frame magnitudes averaged over the valid frames).
+    ``force_model``: ``"spring"`` (eqs. 4-7, with the materials and ``optimisation`` of eq. 10) or
+    ``"per_frame"`` (``per_frame``).
+    """
+
+    model: BodyModel
+    times: np.ndarray
+    surfaces: tuple[Surface, ...]
+    constants: ContactConstants
+    normalisation: str
+    force_scale: float
+    location: np.ndarray
+    resting_distance: float
+    point_segments: np.ndarray
+    point_positions: np.ndarray
+    point_velocities: np.ndarray
+    point_forces: np.ndarray
+    segment_force: np.ndarray
+    segment_torque: np.ndarray
+    feet: tuple[str, ...]
+    foot_force: np.ndarray
+    foot_cop: np.ndarray
+    foot_moment: np.ndarray
+    foot_surface_force: np.ndarray
+    total_force: np.ndarray
+    total_cop: np.ndarray
+    surface_force: np.ndarray
+    root_wrench_without: np.ndarray
+    explained_force: float
+    explained_torque: float
+    dynamics: Dynamics
+    optimisation: Optimisation | None = None
+    force_model: str = "spring"
+    patches: tuple = ()
+
+    @property
+    def plane(self) -> Plane | None:
+        """The estimated ground: the first surface's first face (None when no support was found)."""
+        return self.surfaces[0].top if self.surfaces else None
+
+    @property
+    def material(self) -> Material:
+        return self.surfaces[0].material
+
+    @property
+    def stiffness(self) -> float:
+        return self.material.stiffness
+
+    @property
+    def normal_damping(self) -> float:
+        return self.material.normal_damping
+
+    @property
+    def tangential_damping(self) -> float:
+        return self.material.tangential_damping
+
+    @property
+    def plane_height(self) -> float:
+        """Height [m] of the plane at ``location``."""
+        return self.plane.height_at(*self.location) if self.surfaces else float("nan")
+
+    @property
+    def plane_angle(self) -> float:
+        """Angle [deg] between the plane and the lab floor."""
+        return self.plane.angle if self.surfaces else float("nan")
+
+    @property
+    def resting_height(self) -> float:
+        """Height [m] at ``location`` where motionless feet rest: contact cancels gravity (§5.1)."""
+        return self.plane_height + self.resting_distance / self.plane.normal[2] if self.surfaces else float("nan")
+
+    @property
+    def root_wrench(self) -> np.ndarray:
+        """The root wrench left with contact (T, 6)."""
+        return self.dynamics.root_wrench
+
+    @property
+    def body_weight(self) -> float:
+        return self.model.total_mass * float(np.linalg.norm(self.dynamics.gravity))
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """What a user should know about these forces: no support at all; per-frame forces from unfiltered
+        accelerations carry their differentiation noise."""
+        options = self.dynamics.options
+        if not self.surfaces:
+            return ("no support found: no body point rests on a surface anywhere in the trial (an aerial, a "
+                    "trampoline phase), so there are no contact forces",)
+        if self.force_model == "per_frame" and options.get("derivatives", "").endswith("differences") \
+                and options.get("cutoff_hz") is None:
+            return ("per-frame contact forces follow the noise of unfiltered accelerations: filter the dynamics "
+                    "(cutoff 'auto', or 6-12 Hz)",)
+        return ()
+
+    def load_intervals(self, surface: int) -> list[tuple[float, float]]:
+        """``[(start, end), ...]`` [s] of the runs of frames in which ``surface`` carries at least
+        ``LOAD_THRESHOLD`` of the body weight along its normal."""
+        normal = self.surface_force[:, surface] @ self.surfaces[surface].top.normal
+        with np.errstate(invalid="ignore"):
+            loaded = np.concatenate([[False], normal > LOAD_THRESHOLD * self.body_weight, [False]])
+        edges = np.diff(loaded.astype(np.int8))
+        step = self.times[1] - self.times[0] if len(self.times) > 1 else 0.0
+        return [(float(self.times[a]), float(self.times[b - 1] + step))
+                for a, b in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1))]
+
+    def surface_summary(self, j: int) -> dict:
+        """One surface: its kind, height and tilt (where contact points rest on it), extent, and load."""
+        top = self.surfaces[j].top
+        found = {**self.patches[j].summary()} if self.patches else {
+            "kind": "floor" if j == 0 else "raised", "height_m": self.plane_height, "tilt_deg": top.angle}
+        normal = self.surface_force[:, j] @ top.normal
+        return {"name": "floor" if found["kind"] == "floor" else f"raised surface {j}", **found,
+                "normal": top.normal.tolist(), "load_intervals_s": self.load_intervals(j),
+                "mean_load_percent_bw": float(100 * np.nanmean(normal) / self.body_weight),
+                "peak_load_percent_bw": float(100 * np.nanmax(normal) / self.body_weight) if len(normal) else 0.}
+
+    def summary(self) -> dict:
+        """Key figures, JSON-ready."""
+        out = {"forces": self.force_model,
+               "surfaces_from": "eq. 10 plane" if self.optimisation is not None else "resting points",
+               "warnings": list(self.warnings), "surfaces": [self.surface_summary(j) for j in
+                                                              range(len(self.surfaces))],
+               "explained_force": self.explained_force, "explained_torque": self.explained_torque}
+        if self.surfaces:
+            out.update(floor_height_m=out["surfaces"][0]["height_m"], floor_tilt_deg=self.plane_angle,
+                       plane_normal=self.plane.normal.tolist(), plane_offset_m=self.plane.offset,
+                       plane_height_m=self.plane_height, plane_angle_deg=self.plane_angle)
+        if self.force_model == "spring" and self.optimisation is not None:
+            out.update(resting_height_m=self.resting_height, stiffness=self.stiffness,
+                       normal_damping=self.normal_damping, tangential_damping=self.tangential_damping,
+                       normalisation=self.normalisation, force_scale_kg=self.force_scale,
+                       starts=len(self.optimisation.starts), iterations=self.optimisation.iterations,
+                       seconds=self.optimisation.seconds)
+        return out
+
+
+def foot_segments(model: BodyModel) -> list[int]:
+    """Segments that are feet: those with sole landmarks from calibration, else named ``foot*``."""
+    feet = model.metadata.get("feet") or {}
+    found = [i for i, s in enumerate(model.segments) if s.name in feet or s.name.lower().startswith("foot")]
+    return [i for i in found if len(model.segments[i].contact_points)]
+
+# --- outputs ----------------------------------------------------------------------------------------------
+def centre_of_pressure(plane: Plane, positions: np.ndarray, forces: np.ndarray) -> np.ndarray:
+    """Centre of pressure (T, 3) on ``plane`` of point forces (T, K, 3) at ``positions``.
+
+    The point ``r`` of the plane about which the forces' moment has no tangential part:
+    ``r = o + n × M_o / (n·F)`` with ``o`` the plane's point nearest the world origin. NaN where the normal
+    force ``n·F`` is below ``COP_MIN_FORCE``.
+    """
+    n = plane.normal
+    origin = plane.offset * n
+    total = forces.sum(1)
+    moment = np.cross(positions - origin, forces).sum(1)
+    normal_force = total @ n
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cop = origin + np.cross(n, moment) / normal_force[:, None]
+    return np.where((normal_force >= COP_MIN_FORCE)[:, None], cop, np.nan)
+
+
+def free_moment(normal: np.ndarray, positions: np.ndarray, forces: np.ndarray, cop: np.ndarray) -> np.ndarray:
+    """The free moment (T, 3) of point forces (T, K, 3) at ``positions`` about the centre of pressure ``cop``
+    (T, 3): their moment's part along the surface ``normal`` (the only part left about a COP). Zero where
+    there is no COP."""
+    moment = np.cross(positions - cop[:, None], forces).sum(1)
+    return np.nan_to_num(np.einsum("ti,i->t", moment, normal)[:, None] * normal)
+
+
+def _dominant(surfaces: tuple[Surface, ...], by_surface: np.ndarray, positions: np.ndarray):
+    """COP (T, 3) and free moment (T, 3) of a group of points on the top face of the surface carrying most of
+    its force, per frame."""
+    if not surfaces:
+        return np.full(positions.shape[:1] + (3,), np.nan), np.zeros(positions.shape[:1] + (3,))
+    tops = [s.top for s in surfaces]
+    cops = np.stack([centre_of_pressure(top, positions, f) for top, f in zip(tops, by_surface)])
+    moments = np.stack([free_moment(top.normal, positions, f, c) for top, f, c in zip(tops, by_surface, cops)])
+    load = np.stack([f.sum(1) @ top.normal for top, f in zip(tops, by_surface)])
+    pick = np.argmax(load, 0)[None, :, None]
+    return np.take_along_axis(cops, pick, 0)[0], np.take_along_axis(moments, pick, 0)[0]
+
+
+def _explained(with_contact: np.ndarray, without: np.ndarray) -> float:
+    """1 - mean per-frame magnitude with contact / without (Fig. 6), over frames where both are finite."""
+    a, b = np.linalg.norm(with_contact, axis=1), np.linalg.norm(without, axis=1)
+    ok = np.isfinite(a) & np.isfinite(b)
+    return float(1.0 - a[ok].mean() / b[ok].mean()) if ok.any() and b[ok].mean() > 0 else float("nan")
+
+
+def contact_from_surfaces(dynamics: Dynamics, surfaces: tuple[Surface, ...], normalisation: str, force_scale: float,
+                          constants: ContactConstants, location: np.ndarray, record: Optimisation | None,
+                          supporting_points: int, by_surface: np.ndarray | None = None, patches: tuple = (),
+                          motion: tuple[np.ndarray, np.ndarray] | None = None) -> Contact:
+    """Every output of ``Contact`` for given surfaces (the estimate, or known ones), with the springs' forces
+    (eqs. 4-7) or given point forces per surface ``by_surface`` (S, T, K, 3) [N] (``force_model`` "per_frame").
+    ``motion``: the contact points' positions and velocities (T, K, 3), when already known."""
+    model = dynamics.model
+    points = ContactPoints.of(model)
+    positions, velocities = motion if motion is not None else point_motion(model, dynamics.q, dynamics.v, points)
+    force_model = "spring" if by_surface is None else "per_frame"
+    if by_surface is None:
+        by_surface = np.stack([force_scale * contact_forces(positions, velocities, (s,), constants)
+                               for s in surfaces])
+    by_surface = by_surface.reshape((len(surfaces),) + positions.shape)
+    forces = by_surface.sum(0)
+    loaded = np.flatnonzero(np.any(np.nan_to_num(forces) != 0.0, axis=(0, 2)))  # the points that ever push
+    segment_force, segment_torque = segment_wrenches(model, dynamics.q, points.segments[loaded],
+                                                     positions[:, loaded], forces[:, loaded])
+    feet = foot_segments(model)
+    per_foot = [_dominant(surfaces, by_surface[:, :, points.segments == i], positions[:, points.segments == i])
+                for i in feet]
+    stack = (lambda arrays: np.stack(arrays, axis=1) if feet else np.zeros((len(forces), 0, 3)))  # noqa: E731
+    with_contact = rnea(model, dynamics.times, dynamics.q, dynamics.v, dynamics.a, gravity=dynamics.gravity,
+                        external=ExternalForces(points.segments[loaded], positions[:, loaded], forces[:, loaded]),
+                        options={**dynamics.options, "external": f"estimated contact ({force_model} forces)"})
+    weight = model.total_mass * float(np.linalg.norm(dynamics.gravity))
+    rest = resting_distance(surfaces[0].material, supporting_points, weight / force_scale, constants) \
+        if force_model == "spring" and surfaces else 0.0
+    return Contact(
+        model=model, times=dynamics.times, surfaces=tuple(surfaces), constants=constants, normalisation=normalisation,
+        force_scale=force_scale, location=np.asarray(location, dtype=float), resting_distance=rest,
+        point_segments=points.segments, point_positions=positions, point_velocities=velocities, point_forces=forces,
+        segment_force=segment_force, segment_torque=segment_torque, feet=tuple(model.segments[i].name for i in feet),
+        foot_force=stack([forces[:, points.segments == i].sum(1) for i in feet]),
+        foot_cop=stack([cop for cop, _ in per_foot]), foot_moment=stack([moment for _, moment in per_foot]),
+        foot_surface_force=np.stack([np.moveaxis(by_surface[:, :, points.segments == i].sum(2), 0, 1)
+                                     for i in feet], axis=1) if feet else np.zeros((len(forces), 0,
+                                                                                     len(surfaces), 3)),
+        total_force=forces.sum(1), total_cop=_dominant(surfaces, by_surface[:, :, loaded], positions[:, loaded])[0],
+        surface_force=np.moveaxis(by_surface.sum(2), 0, 1), root_wrench_without=dynamics.root_wrench,
+        explained_force=_explained(with_contact.root_wrench[:, :3], dynamics.root_wrench[:, :3]),
+        explained_torque=_explained(with_contact.root_wrench[:, 3:], dynamics.root_wrench[:, 3:]),
+        dynamics=with_contact, optimisation=record, force_model=force_model, patches=tuple(patches))

@@ -1,0 +1,227 @@
+"""Support surfaces found from where and when body points rest: the floor, a box, a step, a chair seat.
+
+An extension of Brubaker, Sigal & Fleet (2009), whose §4.2 fits one plane by eq. 10 (``estimate.py``). A
+body point that carries load does not move: so a cluster of contact points resting at one height is a
+candidate surface. Here, on a whole trial:
+
+1. *Resting samples*: a contact point (``ContactPoints``: the paper's rings and soles, and the seat points
+   of ``model.contact_points``) is resting in a frame when it moves slower than ``REST_SPEED`` or, when
+   the body travels fast, than ``REST_FRACTION`` of the centre of mass's horizontal speed (a sprinter's
+   foot rolls and its markers shake at a good fraction of a metre per second, against 9 m/s of the body),
+   faces down (its outward direction from its segment's axis points below ``FACING_DOWN``) and stays so for
+   at least ``REST_TIME`` (a running stance lasts a tenth of a second).
+2. *Heights*: resting heights sorted and split where consecutive ones are more than ``HEIGHT_GAP`` apart;
+   a cluster resting less than ``MIN_RESTING`` point-seconds is noise.
+   The lowest cluster is the floor, wherever on it the subject stood; each cluster above it is split into
+   the groups of samples that are horizontally connected (cells of ``CELL`` with samples, touching): the
+   box a subject stood on and the spot where she squats after jumping off it are two candidates.
+3. *Planes*: each cluster's plane is the least-squares plane through its lowest samples (within
+   ``BAND`` of the 5th percentile of their heights above a first plane through all: points resting on a
+   surface, not the ones resting above it). It slopes
+   only along a horizontal direction in which the samples spread at least ``SPREAD`` (RMS; else a few
+   centimetres of sole-model error over a foot's length would tilt it by degrees): level for a
+   standing or landing subject, sloped along the walk on a long enough incline.
+4. *The floor* is the lowest cluster (a half-space). The others are *raised patches*: slabs of thickness
+   ``SLAB`` over the oriented bounding rectangle of their resting samples, grown by ``MARGIN``. A patch
+   within ``HEIGHT_GAP`` of the floor, or whose top is not at least ``BELOW_CM`` under the centre of mass
+   while its points rest (crossed arms, hands in the lap rest *on the body*), is not a support.
+
+Whether a raised patch carries load is decided by the forces (``estimate.estimate_contact``): it is kept
+only where the root wrench needs it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.ndimage import label
+
+from .model import ContactPoints, Plane, Surface
+
+#: A contact point rests below this speed [m/s] ...
+REST_SPEED = 0.2
+#: ... or than this fraction of the centre of mass's horizontal speed ...
+REST_FRACTION = 0.1
+#: ... facing down: its outward direction's vertical component below this ...
+FACING_DOWN = -0.5
+#: ... for at least this long [s].
+REST_TIME = 0.06
+#: Resting heights farther apart than this [m] belong to different surfaces.
+HEIGHT_GAP = 0.04
+#: A surface needs at least this many point-seconds of resting.
+MIN_RESTING = 0.2
+#: A plane is fitted through a cluster's samples within this [m] of its 5th percentile height.
+BAND = 0.03
+#: A plane slopes only along horizontal directions in which its samples spread at least this [m] (RMS).
+SPREAD = 0.25
+#: Horizontal cells [m] for splitting a height cluster into connected groups.
+CELL = 0.1
+#: A raised patch: a slab this thick [m], over its resting samples' rectangle grown by ``MARGIN`` [m].
+SLAB, MARGIN = 0.05, 0.05
+#: A raised patch's top is at least this far [m] below the centre of mass while its points rest.
+BELOW_CM = 0.15
+
+
+@dataclass(frozen=True)
+class Patch:
+    """A support surface found from resting points: its ``surface`` (a half-space for the floor, a slab for
+    a raised patch), ``kind`` ("floor" or "raised"), ``centre`` (3,) of its resting samples on the plane,
+    ``corners`` (4, 3) of its extent (None for the floor), the frames (T,) in which its points rest, and the
+    segments whose points rest on it."""
+
+    surface: Surface
+    kind: str
+    centre: np.ndarray
+    corners: np.ndarray | None
+    resting: np.ndarray
+    segments: tuple[str, ...]
+
+    @property
+    def height(self) -> float:
+        """Height [m] of the top at ``centre``."""
+        return self.surface.top.height_at(*self.centre[:2])
+
+    @property
+    def tilt(self) -> float:
+        """Angle [deg] between the top and the lab floor."""
+        return self.surface.top.angle
+
+    def summary(self) -> dict:
+        extent = None if self.corners is None else [float(np.linalg.norm(self.corners[1] - self.corners[0])),
+                                                     float(np.linalg.norm(self.corners[3] - self.corners[0]))]
+        return {"kind": self.kind, "height_m": self.height, "tilt_deg": self.tilt,
+                "centre_m": self.centre.tolist(), "extent_m": extent, "segments": list(self.segments)}
+
+
+def outward_directions(model, points: ContactPoints) -> np.ndarray:
+    """Each contact point's outward direction (K, 3) in its segment frame: from the nearest point of the
+    segment's axis (origin to tip) to the contact point."""
+    tips = np.array([model.segments[i].tip for i in points.segments])
+    along = np.clip(np.einsum("ki,ki->k", points.local, tips) / np.einsum("ki,ki->k", tips, tips), 0.0, 1.0)
+    out = points.local - along[:, None] * tips
+    norm = np.linalg.norm(out, axis=1, keepdims=True)
+    return np.divide(out, norm, out=np.zeros_like(out), where=norm > 0)
+
+
+def resting_mask(model, points: ContactPoints, q: np.ndarray, positions: np.ndarray, velocities: np.ndarray,
+                 centre_of_mass: np.ndarray, rate: float) -> np.ndarray:
+    """(T, K) True where a contact point rests (module docstring, step 1)."""
+    travel = np.linalg.norm(np.gradient(centre_of_mass[:, :2], 1.0 / rate, axis=0), axis=1) \
+        if len(q) > 1 else np.zeros(len(q))
+    threshold = np.maximum(REST_SPEED, REST_FRACTION * np.nan_to_num(travel))[:, None]
+    rotations, _ = model.forward_kinematics(q)
+    down = np.einsum("tkj,kj->tk", rotations[:, points.segments, 2], outward_directions(model, points))
+    with np.errstate(invalid="ignore"):
+        still = (np.linalg.norm(velocities, axis=-1) < threshold) & (down < FACING_DOWN)
+    return _sustained(still, max(1, int(round(REST_TIME * rate))))
+
+
+def _sustained(flags: np.ndarray, length: int) -> np.ndarray:
+    """``flags`` (T, K) kept only in runs of at least ``length`` frames along time."""
+    padded = np.concatenate([np.zeros((1, flags.shape[1]), np.int8), flags.astype(np.int8),
+                             np.zeros((1, flags.shape[1]), np.int8)])
+    edges = np.diff(padded, axis=0)
+    out = np.zeros_like(flags)
+    for k in range(flags.shape[1]):
+        for start, end in zip(np.flatnonzero(edges[:, k] == 1), np.flatnonzero(edges[:, k] == -1)):
+            if end - start >= length:
+                out[start:end, k] = True
+    return out
+
+
+def fit_plane(samples: np.ndarray) -> Plane:
+    """Least-squares plane through the lowest of ``samples`` (N, 3) (module docstring, step 3): fitted to all,
+    then again to those within ``BAND`` of the 5th percentile of their heights above the first plane."""
+    plane = _least_squares_plane(samples)
+    above = plane.distance(samples)
+    return _least_squares_plane(samples[above <= np.percentile(above, 5) + BAND])
+
+
+def _least_squares_plane(samples: np.ndarray) -> Plane:
+    """The plane through ``samples`` (N, 3), sloping only along horizontal directions they spread along."""
+    centre = samples.mean(0)
+    horizontal = samples[:, :2] - centre[:2]
+    spread, axes = np.linalg.eigh(horizontal.T @ horizontal / len(samples))
+    sloped = axes[:, np.sqrt(np.maximum(spread, 0.0)) >= SPREAD]
+    if sloped.shape[1] == 0:
+        return Plane.through(centre, (0.0, 0.0, 1.0))
+    slope, *_ = np.linalg.lstsq(horizontal @ sloped, samples[:, 2] - centre[2], rcond=None)
+    gradient = sloped @ slope
+    return Plane.through(centre, (-gradient[0], -gradient[1], 1.0))
+
+
+def connected_groups(xy: np.ndarray) -> list[np.ndarray]:
+    """Indices of ``xy`` (N, 2) split into groups whose ``CELL`` cells touch (8-neighbourhood)."""
+    cells = np.floor((xy - xy.min(0)) / CELL).astype(int)
+    grid = np.zeros(cells.max(0) + 1, dtype=bool)
+    grid[cells[:, 0], cells[:, 1]] = True
+    labels, count = label(grid, structure=np.ones((3, 3), dtype=int))
+    of_sample = labels[cells[:, 0], cells[:, 1]]
+    return [np.flatnonzero(of_sample == k) for k in range(1, count + 1)]
+
+
+def slab(top: Plane, samples: np.ndarray) -> tuple[Surface, np.ndarray]:
+    """A slab under ``top`` over the oriented rectangle of ``samples`` (N, 3) grown by ``MARGIN``: the surface
+    (top face first) and the rectangle's corners on the top (4, 3)."""
+    xy = samples[:, :2]
+    middle = xy.mean(0)
+    _, axes = np.linalg.eigh(np.cov((xy - middle).T) + 1e-12 * np.eye(2))
+    local = (xy - middle) @ axes
+    lo, hi = local.min(0) - MARGIN, local.max(0) + MARGIN
+    faces = [top, Plane(-top.normal, -(top.offset - SLAB))]
+    for k in range(2):
+        for sign, bound in ((1.0, hi[k]), (-1.0, lo[k])):
+            direction = sign * np.r_[axes[:, k], 0.0]
+            faces.append(Plane(direction, sign * bound + direction[:2] @ middle))
+    corners_xy = middle + np.array([[lo[0], lo[1]], [hi[0], lo[1]], [hi[0], hi[1]], [lo[0], hi[1]]]) @ axes.T
+    corners = np.c_[corners_xy, [top.height_at(*c) for c in corners_xy]]
+    return Surface(tuple(faces)), corners
+
+
+def find_patches(model, points: ContactPoints, q: np.ndarray, positions: np.ndarray, velocities: np.ndarray,
+                 centre_of_mass: np.ndarray, rate: float) -> list[Patch]:
+    """Candidate support surfaces (module docstring), the floor first; empty when nothing rests."""
+    resting = resting_mask(model, points, q, positions, velocities, centre_of_mass, rate)
+    names = np.array([model.segments[i].name for i in points.segments])
+    return patches_of(resting, positions, names, centre_of_mass, rate)
+
+
+def patches_of(resting: np.ndarray, positions: np.ndarray, names: np.ndarray, centre_of_mass: np.ndarray,
+               rate: float) -> list[Patch]:
+    """The patches (module docstring, steps 2-4) of the resting samples ``resting`` (T, K) of points at
+    ``positions`` (T, K, 3) on segments named ``names`` (K,), the floor first."""
+    frame, point = np.nonzero(resting)
+    if len(frame) == 0:
+        return []
+    order = np.argsort(positions[frame, point, 2])
+    frame, point = frame[order], point[order]
+    heights = positions[frame, point, 2]
+    splits = np.flatnonzero(np.diff(heights) > HEIGHT_GAP) + 1
+    layers = [layer for layer in np.split(np.arange(len(heights)), splits) if len(layer) >= MIN_RESTING * rate]
+    if not layers:
+        return []
+    clusters = layers[:1] + [layer[group] for layer in layers[1:]
+                             for group in connected_groups(positions[frame[layer], point[layer], :2])]
+    patches = []
+    for members in clusters:
+        if len(members) < MIN_RESTING * rate:
+            continue
+        f, k = frame[members], point[members]
+        samples = positions[f, k]
+        plane = fit_plane(samples)
+        centre = samples.mean(0)
+        centre[2] = plane.height_at(*centre[:2])
+        when = np.zeros(len(positions), bool)
+        when[f] = True
+        segments = tuple(sorted(set(names[np.unique(k)])))
+        if not patches:
+            patches.append(Patch(Surface((plane,)), "floor", centre, None, when, segments))
+            continue
+        if centre[2] - patches[0].surface.top.height_at(*centre[:2]) <= HEIGHT_GAP:
+            continue
+        if np.nanmedian(centre_of_mass[when, 2]) - centre[2] < BELOW_CM:
+            continue
+        surface, corners = slab(plane, samples)
+        patches.append(Patch(surface, "raised", centre, corners, when, segments))
+    return patches

@@ -1,0 +1,216 @@
+"""Landmarks, joint centres and anatomical segment frames of one trial, per frame (``(T, 3)`` arrays).
+
+``Points`` computes them on demand from a trial and a marker set: a landmark is the first of its
+alternatives (``markersets.Point``) whose markers the trial has; joint centres come from
+``joint_centres``. ``segment_frames`` builds the model frames of the anatomical segments, parents first.
+
+With ``upper_body=False`` (a lower-body marker set) the neck, vertex, shoulders, elbows, wrists and hand
+tips are not measured but placed from the pelvis (``joint_centres.upper_body_from_pelvis``): the head,
+arms and trunk then form one rigid segment on the pelvis (HAT).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..io.trial import Trial
+from .frames import project_joint, triad
+from .inertia import DE_LEVA
+from .joint_centres import condyle_centre, harrington_hips, lumbar_offset, rab_shoulder, upper_body_from_pelvis
+from .markersets import LANDMARKS, MarkerSet, Point, normalize
+from .templates import ANATOMY, ANATOMY_BY_NAME, Anatomy
+
+#: Points placed from the pelvis when the trial has no upper body.
+UPPER_BODY = frozenset(["neck", "vertex"] + [f"{name}_{s}" for s in "lr"
+                                             for name in ("shoulder", "elbow", "wrist", "hand_tip")])
+
+
+class Missing(Exception):
+    """A landmark the marker set does not map, or the trial does not have."""
+
+    def __init__(self, name: str):
+        super().__init__(name)
+        self.name = name
+
+
+class Points:
+    """World positions ``(T, 3)`` of landmarks and joint centres of one trial, computed on demand.
+
+    ``frames`` holds the model frames of the segments built so far (``segment_frames`` fills it);
+    ``methods`` records how each joint centre was found, and which landmarks were stand-ins.
+    """
+
+    def __init__(self, trial: Trial, markerset: MarkerSet, sex: str, upper_body: bool = True):
+        self.trial, self.markerset, self.sex, self.upper_body = trial, markerset, sex, upper_body
+        self.index = {normalize(label): i for i, label in enumerate(trial.labels)}
+        self.frames: dict[str, np.ndarray] = {}
+        self.methods: dict[str, str] = {}
+        self.used: dict[str, Point] = {}
+        self._cache: dict[str, np.ndarray] = {}
+
+    def marker(self, label: str) -> np.ndarray | None:
+        i = self.index.get(normalize(label))
+        return None if i is None or np.isnan(self.trial.markers[:, i]).all() else self.trial.markers[:, i]
+
+    def has(self, name: str) -> bool:
+        try:
+            self.get(name)
+            return True
+        except Missing:
+            return False
+
+    def get(self, name: str) -> np.ndarray:
+        if name not in self._cache:
+            if not self.upper_body and name in UPPER_BODY:
+                self._cache.update(self._upper_body())
+            else:
+                self._cache[name] = self._landmark(name) if name in LANDMARKS else self._compute(name)
+        return self._cache[name]
+
+    def _landmark(self, name: str) -> np.ndarray:
+        """The first alternative whose markers the trial has (weighted sum of their tracks)."""
+        points = self.markerset.landmarks.get(name, ())
+        for k, point in enumerate(points):
+            tracks = [self.marker(label) for label in point.labels]
+            if all(t is not None for t in tracks):
+                self.used[name] = point
+                if k or point.stand_in:
+                    missing = point.stand_in or " and ".join(points[0].labels)
+                    self.methods[name] = f"stand-in {point} (no {missing} in {self.trial.source})"
+                return sum(w * t for (_, w), t in zip(point.weights, tracks))
+        raise Missing(name)
+
+    def _labels(self, name: str) -> str:
+        return str(self.used[name]) if name in self.used else name
+
+    def frame(self, segment: str) -> np.ndarray:
+        if segment not in self.frames:
+            raise Missing(f"the {segment} frame")
+        return self.frames[segment]
+
+    def anatomical_frame(self, a: Anatomy) -> np.ndarray:
+        axis, start, end = a.primary
+        u = self.get(end) - self.get(start)
+        secondary, candidates = a.secondary
+        for c in candidates:
+            if isinstance(c, str):
+                return triad(axis, u, secondary, self.frame(c[1:])[..., :, 1])
+            if self.has(c[0]) and self.has(c[1]):
+                return triad(axis, u, secondary, self.get(c[1]) - self.get(c[0]))
+        raise Missing(" and ".join(candidates[0]))  # the preferred pair
+
+    def _compute(self, name: str) -> np.ndarray:
+        base, side = (name[:-2], name[-1]) if name[-2:] in ("_l", "_r") else (name, "")
+        if base in ("asis_mid", "mid_hip", "shoulder_mid"):
+            parts = {"asis_mid": "asis", "mid_hip": "hip", "shoulder_mid": "shoulder"}[base]
+            return 0.5 * (self.get(f"{parts}_l") + self.get(f"{parts}_r"))
+        if base == "neck":
+            neck = 0.5 * (self.get("c7") + self.get("supr"))
+            self.methods["neck"] = f"midpoint of C7 ({self._labels('c7')}) and jugular notch ({self._labels('supr')})"
+            return neck
+        if base == "hip":
+            return self._hip(side)
+        if base == "lumbar":
+            pelvis = self.anatomical_frame(ANATOMY_BY_NAME["pelvis"])
+            rows = DE_LEVA[self.sex]
+            fraction = rows["lower_trunk"].length / rows["trunk"].length
+            mid_hip = self.get("mid_hip")
+            offset = lumbar_offset(mid_hip, self.get("neck"), pelvis, fraction)
+            self.methods["lumbar"] = f"{fraction:.3f} of the way from mid-hip to neck (de Leva 1996 omphalion)"
+            return mid_hip + pelvis @ offset
+        if base == "shoulder":
+            other = "r" if side == "l" else "l"
+            acromion = self.get(f"acromion_{side}")
+            self.methods[name] = f"{self._labels('acromion_' + side)} - 17 % of bi-acromial width (Rab 2002)"
+            return rab_shoulder(acromion, self.get(f"acromion_{other}"), self.frame("torso"))
+        if base in ("elbow", "wrist", "knee", "ankle"):
+            return self._condyles(base, side)
+        raise Missing(name)
+
+    def _hip(self, side: str) -> np.ndarray:
+        name = f"hip_{side}"
+        pelvis = self.anatomical_frame(ANATOMY_BY_NAME["pelvis"])
+        regression = harrington_hips(self.get("asis_l"), self.get("asis_r"), self.get("psis"), pelvis)
+        regression = regression[0 if side == "l" else 1]
+        if self.has(f"hjc_{side}"):
+            distance = np.nanmedian(np.linalg.norm(self.get(f"hjc_{side}") - regression, axis=-1))
+            self.methods[name] = (f"marker {self._labels('hjc_' + side)} (Harrington et al. 2007 would put it "
+                                  f"{100 * distance:.1f} cm away)")
+            return self.get(f"hjc_{side}")
+        self.methods[name] = "Harrington et al. 2007 regression on pelvic width and depth"
+        return regression
+
+    def _condyles(self, joint: str, side: str) -> np.ndarray:
+        name = f"{joint}_{side}"
+        proximal = {"elbow": "shoulder", "wrist": "elbow", "knee": "hip", "ankle": "knee"}[joint]
+        body = "torso" if joint in ("elbow", "wrist") else "pelvis"
+        lateral = self.get(f"{joint}_lat_{side}")
+        if self.has(f"{joint}_med_{side}"):
+            self.methods[name] = f"midpoint of {self._labels(f'{joint}_lat_{side}')} and " \
+                                 f"{self._labels(f'{joint}_med_{side}')}"
+            return condyle_centre(lateral, self.get(f"{joint}_med_{side}"), None, None, joint)
+        medial = (-1.0 if side == "l" else 1.0) * self.frame(body)[..., :, 1]
+        self.methods[name] = f"{self._labels(f'{joint}_lat_{side}')} moved medially (no medial marker)"
+        return condyle_centre(lateral, None, self.get(f"{proximal}_{side}"), medial, joint)
+
+    def _upper_body(self) -> dict[str, np.ndarray]:
+        """The upper body's points placed from the pelvis, scaled by the legs (no upper-body markers)."""
+        rows = DE_LEVA[self.sex]
+        ratios = [np.nanmedian(np.linalg.norm(self.get(f"{a}_{s}") - self.get(f"{b}_{s}"), axis=-1))
+                  / (rows[row].length / 1000) for s in "lr" for a, b, row in (("hip", "knee", "thigh"),
+                                                                                ("knee", "ankle", "shank"))]
+        scale = float(np.median(ratios))
+        pelvis = self.anatomical_frame(ANATOMY_BY_NAME["pelvis"])
+        points, self.methods["upper body"] = upper_body_from_pelvis(self.get("mid_hip"), pelvis, scale, rows)
+        return points
+
+
+@dataclass
+class Frames:
+    """Model frames, origins and tips ``(T, ...)`` per anatomical segment; what could not be built."""
+
+    rot: dict = field(default_factory=dict)
+    origin: dict = field(default_factory=dict)
+    tip: dict = field(default_factory=dict)
+    missing: dict = field(default_factory=dict)
+
+
+def segment_frames(points: Points, joints: dict) -> Frames:
+    """Anatomical segments parents first; ``joints`` maps each to (joint type, axes). A segment whose joint
+    cannot follow its anatomical frame takes the nearest frame the joint allows (a weld: the parent's)."""
+    out = Frames()
+    for a in ANATOMY:
+        joint, axes = joints[a.name]
+        if a.parent is not None and a.parent not in out.rot:
+            out.missing[a.name] = f"its parent {a.parent}"
+            continue
+        try:
+            origin = points.get(a.origin)
+            if joint == "weld":
+                rot = out.rot[a.parent]
+            else:
+                anatomical = points.anatomical_frame(a)
+                if a.parent is None:
+                    rot = anatomical
+                else:
+                    parent = out.rot[a.parent]
+                    rot = parent @ project_joint(joint, axes, np.swapaxes(parent, -1, -2) @ anatomical)[0]
+        except Missing as missing:
+            out.missing[a.name] = missing.name
+            continue
+        points.frames[a.name] = out.rot[a.name] = rot
+        out.origin[a.name] = origin
+        if points.has(a.tip):
+            out.tip[a.name] = points.get(a.tip)
+        elif a.default_tip is None:
+            out.missing[a.name] = a.tip
+    return out
+
+
+def local_point(rot: np.ndarray, origin: np.ndarray, point: np.ndarray) -> np.ndarray:
+    """Median over frames of ``point`` in the frame (``rot``, ``origin``); NaN if never seen."""
+    local = np.einsum("tji,tj->ti", rot, point - origin)
+    ok = ~np.isnan(local).any(axis=1)
+    return np.median(local[ok], axis=0) if ok.any() else np.full(3, np.nan)

@@ -1,0 +1,142 @@
+"""Support surfaces found from resting points (``solver.contact.support``) and the default contact estimate
+built on them: known-answer cases (synthetic resting samples, a body in free fall) and real trials with force
+plates (a level walk, a drop jump from a box without a plate, sit-to-stand from a chair without a plate).
+The plates are only compared with. Bounds are the issue's targets where the README shows them met, else
+sanity bounds that say what is expected of the physics."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mocap_dynamics.solver.contact import Surface, estimate_contact, simulate_contact
+from mocap_dynamics.solver.contact.support import HEIGHT_GAP, patches_of
+from mocap_dynamics.solver.pipeline import PipelineOptions, run
+from tests.unit.test_contact_synthetic import model  # noqa: F401  (fixture)
+
+RATE = 100.0
+
+
+def resting_layer(n_frames: int, height: float, centre, spread: float, points: int, frames: slice):
+    """Resting samples of ``points`` points spread over a square of ``spread`` [m] at ``height``."""
+    rng = np.random.default_rng(1)
+    xy = np.asarray(centre) + rng.uniform(-spread / 2, spread / 2, (points, 2))
+    positions = np.full((n_frames, points, 3), np.nan)
+    positions[frames] = np.c_[xy, np.full(points, height)]
+    resting = np.zeros((n_frames, points), bool)
+    resting[frames] = True
+    return positions, resting
+
+
+def scene(*layers, n_frames=200, com_height=1.0):
+    positions = np.concatenate([layer[0] for layer in layers], axis=1)
+    resting = np.concatenate([layer[1] for layer in layers], axis=1)
+    names = np.array([f"segment {k}" for k in range(positions.shape[1])])
+    return patches_of(resting, positions, names, np.tile([0.0, 0.0, com_height], (n_frames, 1)), RATE)
+
+
+def test_one_level_floor_and_a_box_beside_it():
+    floor = resting_layer(200, 0.01, (0.0, 0.0), 1.0, 8, slice(100, 200))
+    box = resting_layer(200, 0.35, (-1.2, 0.0), 0.3, 8, slice(0, 90))
+    patches = scene(floor, box)
+    assert [p.kind for p in patches] == ["floor", "raised"]
+    assert patches[0].height == pytest.approx(0.01) and patches[0].tilt == pytest.approx(0.0, abs=1e-9)
+    assert patches[1].height == pytest.approx(0.35) and patches[1].resting[:90].all() and not patches[1].resting[90:].any()
+    corners = patches[1].corners
+    assert np.all(np.abs(corners[:, :2] - (-1.2, 0.0)) < 0.3)  # the box's extent, grown by the margin
+    box_surface = patches[1].surface
+    assert box_surface.distance(np.array([[-1.2, 0.0, 0.36]]))[0] == pytest.approx(0.01)
+    assert box_surface.distance(np.array([[0.0, 0.0, 0.01]]))[0] > 0.2  # the floor beside it is not on the box
+
+
+def test_a_patch_that_cannot_be_told_from_the_floor_is_the_floor():
+    floor = resting_layer(200, 0.0, (0.0, 0.0), 1.0, 8, slice(0, 100))
+    near = resting_layer(200, HEIGHT_GAP * 0.75, (1.0, 0.0), 0.3, 8, slice(100, 200))
+    assert [p.kind for p in scene(floor, near)] == ["floor"]
+
+
+def test_what_rests_at_the_height_of_the_centre_of_mass_is_not_a_support():
+    """Forearms crossed on the chest rest near the centre of mass: on the body, not on a surface."""
+    floor = resting_layer(200, 0.0, (0.0, 0.0), 0.5, 8, slice(0, 200))
+    arms = resting_layer(200, 0.95, (0.1, 0.0), 0.3, 8, slice(0, 200))
+    assert [p.kind for p in scene(floor, arms, com_height=1.0)] == ["floor"]
+
+
+def test_a_sloped_floor_needs_a_long_spread_to_slope():
+    rng = np.random.default_rng(2)
+    xy = rng.uniform(-1.0, 1.0, (40, 2)) * [1.0, 0.05]  # steps along a narrow walkway rising 5 % along x
+    xy[:, 0] = np.round(xy[:, 0] / 0.3) * 0.3  # footprints 30 cm apart: the floor is one surface all the same
+    positions = np.c_[xy, 0.05 * xy[:, 0]][None].repeat(100, axis=0)
+    patches = patches_of(np.ones((100, 40), bool), positions, np.array(["foot"] * 40),
+                         np.tile([0.0, 0.0, 1.0], (100, 1)), RATE)
+    assert patches[0].tilt == pytest.approx(np.degrees(np.arctan(0.05)), abs=0.05)
+    normal = patches[0].surface.top.normal
+    assert abs(normal[1]) < 1e-3  # too narrow across to slope sideways
+    assert len(patches) == 1
+
+
+def test_a_body_in_the_air_has_no_support(model):  # noqa: F811
+    """A body falling for 0.3 s from 2 m above the floor: nothing rests, so there is no made-up floor."""
+    q0 = model.neutral_q()
+    q0[2] = 3.0
+    fall = simulate_contact(model, q0, np.zeros(model.nv), Surface.floor(0.0), duration=0.3, rate=RATE * 10)
+    contact = estimate_contact(fall.motion)
+    assert contact.surfaces == () and contact.summary()["surfaces"] == []
+    assert "no support found" in contact.warnings[0]
+    assert np.all(contact.total_force == 0.0)
+
+
+@pytest.fixture(scope="module")
+def trials(shared_data):
+    """The real trials with plates, run as a user runs them (no flags but the static trial)."""
+    static = str(shared_data / "subject4_static1.trc")
+    return {name: run(shared_data / f"subject4_{name}.trc", PipelineOptions(until="contact", static=static))
+            for name in ("walking1", "DJ3", "STS1")}
+
+
+def plate_floor_height(result) -> float:
+    cop = result.trial.plate_samples.cop[..., 2]
+    return float(np.nanmedian(cop))
+
+
+def test_a_level_walk_has_exactly_one_floor(trials):
+    result = trials["walking1"]
+    contact, plates = result.contact, result.plate_comparison
+    assert len(contact.surfaces) == 1 and contact.patches[0].kind == "floor"
+    assert contact.plane_angle < 1.0
+    assert abs(contact.patches[0].height - plate_floor_height(result)) < 0.01
+    assert plates.rmse_vertical < 8.0 and plates.correlation_vertical > 0.95
+    assert np.all(np.abs(plates.onset_errors) < 0.06)
+    feet = plates.summary()["feet"]
+    assert all(figures["cop_error_single_support_cm"] < 4.0 for figures in feet.values())
+
+
+def test_a_drop_jump_stands_on_a_box_then_on_the_floor(trials):
+    result = trials["DJ3"]
+    contact, plates = result.contact, result.plate_comparison
+    kinds = [p.kind for p in contact.patches]
+    assert kinds == ["floor", "raised"]
+    box = contact.patches[1]
+    assert 0.2 < box.height < 0.45 and box.tilt < 2.0
+    assert abs(contact.patches[0].height - plate_floor_height(result)) < 0.01 and contact.plane_angle < 1.0
+    on_box, on_floor = contact.load_intervals(1), contact.load_intervals(0)
+    assert on_box[0][0] < 0.05 and 0.8 < on_box[0][1] < 1.0  # standing on the box from the start
+    assert on_floor[0][0] > 1.2  # the floor is loaded only after the drop
+    weight = contact.body_weight
+    box_phase = contact.times < 0.8
+    assert np.abs(contact.root_wrench[box_phase, 2]).mean() < 0.1 * weight  # the box carries the body weight
+    assert contact.explained_force > 0.9
+    assert plates.rmse_vertical < 15.0 and plates.correlation_vertical > 0.95
+
+
+def test_sit_to_stand_sits_on_a_seat(trials):
+    result = trials["STS1"]
+    contact, plates = result.contact, result.plate_comparison
+    assert [p.kind for p in contact.patches] == ["floor", "raised"]
+    seat = contact.patches[1]
+    assert 0.3 < seat.height < 0.55 and {"pelvis"} <= set(seat.segments)
+    seated = contact.surface_force[:, 1, 2] > 0.5 * contact.body_weight
+    assert seated.mean() > 0.2  # five sit-to-stand cycles: seated for a good part of the trial
+    assert np.nanmean(plates.measured[seated, 2]) < 0.25 * contact.body_weight  # and the plates agree
+    assert contact.explained_force > 0.9
+    assert plates.correlation_vertical > 0.95 and plates.rmse_vertical < 15.0

@@ -1,0 +1,174 @@
+"""Any marker set, end to end: the sprint's anatomical set, a lower-body set (head, arms and trunk as one
+segment, HAT), a marker empty in every frame, and markers that cannot form a body."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mocap_dynamics.solver.errors import ModelError
+from mocap_dynamics.solver.io import load_trial
+from mocap_dynamics.solver.io.c3d import write_c3d
+from mocap_dynamics.solver.io.trc import write_trc
+from mocap_dynamics.solver.kinematics import convergence_summary
+from mocap_dynamics.solver.model import calibrate
+from mocap_dynamics.solver.model.inertia import DE_LEVA
+from mocap_dynamics.solver.model.templates import HAT_MEMBERS
+from mocap_dynamics.solver.pipeline import PipelineOptions, run
+
+ROOT = Path(__file__).resolve().parents[2]
+UPPER = ("C7", "Shoulder", "Sternum", "elbow", "wrist", "humerus", "forearm")
+
+
+def keep(trial, wanted):
+    """``trial`` with only the markers whose label ``wanted(label)`` accepts."""
+    kept = [i for i, label in enumerate(trial.labels) if wanted(label)]
+    return replace(trial, labels=tuple(trial.labels[i] for i in kept), markers=trial.markers[:, kept], plates=(),
+                   plate_samples=None)
+
+
+def lower_body(label: str) -> bool:
+    return not any(part in label for part in UPPER)
+
+
+def converged_rms(result) -> float:
+    summary = convergence_summary(result.motion)
+    assert summary.converged == summary.frames
+    return summary.marker_rms
+
+
+def test_sprint_end_to_end_with_no_mapping_file(shared_data):
+    """The sprint's anatomical set (LLEPI, LLMAL, LP1MT, thigh and shank clusters) through every stage; its
+    eight plates come through ezc3d and the measured forces take most of the stance residual away."""
+    result = run(shared_data / "sprint_forceplates_JA1Gait35.c3d", PipelineOptions(mass=75.0, cutoff=12.0))
+    cal = result.model.metadata["calibration"]
+    assert len(result.model.segments) == 15 and cal.welded == ("head", "hand_l", "hand_r")  # no head markers
+    for segment, (low, high) in {"thigh_l": (0.38, 0.50), "shank_l": (0.38, 0.48), "foot_r": (0.22, 0.29),
+                                 "upper_arm_r": (0.26, 0.36), "torso": (0.30, 0.45)}.items():
+        assert low < cal.lengths[segment] < high, (segment, cal.lengths[segment])
+    assert converged_rms(result) < 0.013  # 11.4 mm measured: a 9 m/s sprint, skin moves
+    assert cal.markers["LLEPI"]["segment"] == "thigh_l" and cal.markers["LLEPI"]["landmarks"] == ["knee_lat_l"]
+    assert "patella" in cal.ignored["LPAT"]
+    assert len(result.trial.plates) == 8 and result.dynamics_with_plates is not None
+    stance = np.nansum(result.trial.plate_samples.force[:, :, 2], axis=1) > 1.5 * 75 * 9.81
+    frames = np.searchsorted(result.trial.times, result.dynamics.times)
+    without_plates = np.linalg.norm(result.dynamics.root_wrench[:, :3], axis=1)[stance[frames]]
+    with_plates = np.linalg.norm(result.dynamics_with_plates.root_wrench[:, :3], axis=1)[stance[frames]]
+    assert np.median(with_plates) < 0.4 * np.median(without_plates)
+    assert result.contact is not None and result.zero_gravity is not None
+
+
+def test_sprint_with_the_default_options_runs_every_stage(shared_data):
+    """As the command line runs it: the body mass from the plates' vertical impulse over the stances on them,
+    Winter's cutoff, contact from motion on the floor the feet rest on for a tenth of a second."""
+    result = run(shared_data / "sprint_forceplates_JA1Gait35.c3d")
+    assert converged_rms(result) < 0.013 and result.zero_gravity is not None
+    assert result.model.mass_source.startswith("force plates") and 55 < result.model.total_mass < 80
+    assert [p.kind for p in result.contact.patches] == ["floor"]
+    assert result.plate_comparison.correlation_vertical > 0.9
+
+
+@pytest.fixture(scope="module")
+def lower_body_files(shared_data, tmp_path_factory):
+    """subject4's walk and static trial with every upper-body marker removed, the plates beside them."""
+    folder = tmp_path_factory.mktemp("lower_body")
+    for name in ("subject4_walking1", "subject4_static1"):
+        trial = keep(load_trial(shared_data / f"{name}.trc"), lower_body)
+        write_trc(trial, folder / f"{name}.trc")
+        (folder / f"{name}_grf.mot").symlink_to(shared_data / f"{name}_grf.mot")
+    return folder
+
+
+def test_lower_body_set_gets_one_upper_body_segment(shared_data, lower_body_files):
+    """Pelvis and legs only: the head, arms and trunk become one segment (HAT) welded to the pelvis, with
+    de Leva's masses, its centre of mass where the full-body model has its upper body's when standing."""
+    full_static = load_trial(shared_data / "subject4_static1.trc")
+    lower = calibrate(load_trial(lower_body_files / "subject4_static1.trc"), mass=60.0)
+    full = calibrate(full_static, mass=60.0)
+    assert lower.names == ("pelvis", "hat", "thigh_l", "shank_l", "foot_l", "thigh_r", "shank_r", "foot_r")
+    hat = lower.segments[1]
+    assert hat.joint == "weld" and not hat.markers
+    upper = [full.index(name) for name in HAT_MEMBERS]
+    assert hat.mass == pytest.approx(sum(full.segments[k].mass for k in upper))
+    rows = DE_LEVA["male"]
+    fraction = sum(rows[r].mass for r in ("trunk", "head")) - rows["lower_trunk"].mass + 2 * sum(
+        rows[r].mass for r in ("upper_arm", "forearm", "hand"))
+    assert hat.mass == pytest.approx(60.0 * fraction / sum(
+        rows[r].mass * (2 if r in ("upper_arm", "forearm", "hand", "thigh", "shank", "foot") else 1)
+        for r in rows if r != "lower_trunk"))
+    q_lower, q_full = lower.metadata["calibration"].initial_q, full.metadata["calibration"].initial_q
+    com_lower = lower.com_positions(np.asarray(q_lower))[1]
+    com_full = full.com_positions(np.asarray(q_full))[upper]
+    masses = np.array([full.segments[k].mass for k in upper])
+    assert np.linalg.norm(com_lower - masses @ com_full / masses.sum()) < 0.05
+    assert lower.metadata["calibration"].lengths["thigh_l"] == pytest.approx(
+        full.metadata["calibration"].lengths["thigh_l"], abs=1e-9)
+    assert any("HAT" in note for note in lower.metadata["calibration"].notes)
+
+
+def test_lower_body_trial_through_dynamics_and_contact(lower_body_files):
+    """The lower-body walk through reconstruction, dynamics with its plates, and contact from motion."""
+    options = PipelineOptions(until="contact", static=str(lower_body_files / "subject4_static1.trc"))
+    result = run(lower_body_files / "subject4_walking1.trc", options)
+    assert result.model.names[1] == "hat" and result.model.total_mass == pytest.approx(60.0, abs=1.0)
+    assert converged_rms(result) < 0.0075  # 7.0 mm; the full-body model fits the same leg markers to 7.4 mm
+    report = result.report()
+    assert report["dynamics"]["with_measured_plates"]["root_force_mean_percent_bw"] < 35
+    assert report["contact"]["explained_force"] > 0.6
+    assert "hat" not in report["dynamics"]["peak_joint_torque_nm"]  # a weld carries no joint torque
+
+
+def test_marker_empty_in_every_frame(shared_data, tmp_path):
+    """CLAV written as 'not seen' in every frame: the import drops it, the jugular notch comes from
+    STRN, C7 and T10, and the model fits as well as with CLAV."""
+    cmu = load_trial(shared_data / "cmu_dribble_shoot_basketball.c3d")
+    clav = cmu.labels.index("CLAV")
+    markers = cmu.markers.copy()
+    markers[:, clav] = np.nan
+    path = write_c3d(replace(cmu, markers=markers, plates=()), tmp_path / "no_clav.c3d")
+    options = PipelineOptions(until="reconstruct")
+    empty, full = run(path, options), run(shared_data / "cmu_dribble_shoot_basketball.c3d", options)
+    assert "CLAV" not in empty.trial.labels and any("CLAV" in w for w in empty.trial.warnings)
+    cal = empty.model.metadata["calibration"]
+    assert cal.joint_centres["supr"].startswith("stand-in 0.83 STRN + 0.64 C7 - 0.47 T10")
+    assert converged_rms(empty) < converged_rms(full) + 0.0005
+    lengths = full.model.metadata["calibration"].lengths
+    assert all(abs(cal.lengths[s] - lengths[s]) < 0.05 for s in lengths), cal.lengths
+
+
+def test_markers_that_cannot_form_a_body(shared_data):
+    """Four pelvis markers: what was found, what is missing, what would make it work."""
+    cmu = load_trial(shared_data / "cmu_dribble_shoot_basketball.c3d")
+    four = keep(cmu, lambda label: label.endswith("WT"))
+    with pytest.raises(ModelError) as error:
+        calibrate(four)
+    message = str(error.value)
+    assert "cannot form a body" in message and "Found: pelvis (LFWT, RFWT, LBWT, RBWT)" in message
+    for missing in ("thigh_l", "shank_r", "foot_l"):
+        assert missing in message.split("Found:")[0]
+    assert "both legs" in message and "markerset=<path>" in message
+
+
+def test_cli_says_it_in_one_line(shared_data, tmp_path):
+    cmu = load_trial(shared_data / "cmu_dribble_shoot_basketball.c3d")
+    path = write_trc(keep(cmu, lambda label: label.endswith("WT")), tmp_path / "four.trc")
+    done = subprocess.run([sys.executable, "-m", "solver", str(path), "--out", str(tmp_path / "out")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "cannot form a body" in done.stderr
+
+
+def test_trunk_without_arms_becomes_hat(shared_data):
+    """A lower-body set with trunk markers but no arm markers: the HAT, the trunk markers reported."""
+    cmu = load_trial(shared_data / "cmu_dribble_shoot_basketball.c3d")
+    arms = ("UPA", "ELB", "FRM", "WRA", "WRB", "FIN")
+    model = calibrate(keep(cmu, lambda label: not label.endswith(arms)))
+    cal = model.metadata["calibration"]
+    assert model.names[1] == "hat" and "HAT" in cal.ignored["C7"] and "HAT" in cal.ignored["LFHD"]
+    assert set(cal.markers) == {x for x in cmu.labels if x.endswith(("WT", "THI", "KNE", "SHN", "ANK", "HEE", "TOE",
+                                                                      "MT5"))}
