@@ -1,8 +1,8 @@
 """The Blender half: operators, sidebar, keying and visuals. It converts solver results to Blender data and back."""
 
-from . import importer, mapping, panels, properties, render_operator, steps
+from . import importer, mapping, panels, properties, render_operator, session, steps
 
-_MODULES = (properties, mapping, importer, steps, render_operator, panels)
+_MODULES = (properties, session, mapping, importer, steps, render_operator, panels)
 
 
 def register():
