@@ -8,7 +8,9 @@
   expressions, so any render engine shows the right colour.
 - The root residual force (the force no joint torque, gravity or known
   external force explains) as an arrow at the root origin.
-- Magnitudes as custom properties of the armature object (Graph Editor curves).
+- Curves for the Graph Editor, as custom properties of the armature object: the torque and residual
+  magnitudes, and every joint moment named like the clinical angles (``hip_l_flexion_moment``,
+  ``knee_l_flexion_moment``, ``ankle_l_dorsiflexion_moment``, ...; ``solver.dynamics.moments``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import bmesh
 import bpy
 import numpy as np
 
-from ..solver.dynamics import Dynamics
+from ..solver.dynamics import Dynamics, joint_moments
 from ..solver.rotations import quat_continuity, quat_z_to
 from .arrows import create_arrow, key_arrow
 from .collections import child_collection
@@ -96,13 +98,17 @@ def build_dynamics_visuals(context: bpy.types.Context, dynamics: Dynamics, trial
 
 def _key_curves(rig: bpy.types.Object, dynamics: Dynamics, frames: np.ndarray, magnitude: np.ndarray,
                 per_kg: bool) -> None:
-    """Torque and residual magnitudes as custom properties of the rig; units in ``rig["dynamics units"]``."""
+    """Torque and residual magnitudes and the clinical joint moments as custom properties of the rig; units in
+    ``rig["dynamics units"]``."""
     scale = 1.0 / dynamics.model.total_mass if per_kg else 1.0
     rig["dynamics units"] = "N/kg and N·m/kg (per kg body mass)" if per_kg else "N and N·m"
     curves = {"root residual force": np.linalg.norm(dynamics.root_wrench[:, :3], axis=1),
               "root residual torque": np.linalg.norm(dynamics.root_wrench[:, 3:], axis=1)}
     curves.update({f"torque {seg.name}": magnitude[:, k] for k, seg in enumerate(dynamics.model.segments)
                    if k > 0 and seg.joint != "weld"})
+    moments = joint_moments(dynamics)
+    per_column = moments.newton_metres.reshape(len(dynamics.times), -1).T
+    curves.update(zip(moments.names[3:], per_column[3:]))  # the first joint is the root: its moments are residuals
     for name in curves:
         rig[name] = 0.0
     key_channels(rig, [Channel(f'["{name}"]', 0, frames, values * scale, group="Dynamics")

@@ -284,7 +284,8 @@ class MOCAP_DYNAMICS_PT_export(_SubStep, bpy.types.Panel):
 
     def draw(self, context):
         self.layout.operator(MOCAP_DYNAMICS_OT_export_results.bl_idname, icon="EXPORT")
-        self.layout.label(text="Angles, torques and residuals, estimated GRF (OpenSim, CSV), plots.")
+        self.layout.label(text="Angles, torques and residuals, estimated GRF (OpenSim, CSV), plots;")
+        self.layout.label(text="optionally an OpenSim model with the motion, loads and moments.")
 
 
 CLASSES = (

@@ -284,13 +284,17 @@ class MOCAP_DYNAMICS_OT_run_all(_Step, bpy.types.Operator):
 
 
 class MOCAP_DYNAMICS_OT_export_results(_Step, bpy.types.Operator):
-    """Write angles (.mot), torques and residuals (.sto), estimated GRF (.mot), CSV and plots of the active trial"""
+    """Write angles (.mot), torques and residuals (.sto), estimated GRF (.mot), CSV and plots of the active trial,
+    and optionally the OpenSim model, coordinates, loads and moments"""
 
     bl_idname = "mocap_dynamics.export_results"
     bl_label = "Export Results"
     bl_options = set()  # the scene does not change
 
     directory: StringProperty(name="Folder", subtype="DIR_PATH")
+    opensim: BoolProperty(name="OpenSim Files", default=False,
+                          description="Also write opensim/: the subject's model (.osim), the motion as its "
+                                      "coordinates, the external loads and our moments, for OpenSim's tools")
 
     def invoke(self, context, event):
         context.window_manager.fileselect_add(self)
@@ -306,12 +310,12 @@ class MOCAP_DYNAMICS_OT_export_results(_Step, bpy.types.Operator):
             self.report({"ERROR"}, "Nothing to export yet. Reconstruct the motion (and compute dynamics) first.")
             return None
         source, options, previous = meta["source"], stored_options(meta, until=until), last_result(collection)
-        folder, uid = bpy.path.abspath(self.directory), collection.session_uid
+        folder, uid, opensim = bpy.path.abspath(self.directory), collection.session_uid, self.opensim
 
         def compute(progress):
             result = run(source, options, progress, previous=previous)
             progress(1.0, f"writing the tables to {folder}")
-            return result, write_results(result, folder)
+            return result, write_results(result, folder, opensim=opensim)
 
         def apply(value):
             result, written = value

@@ -26,7 +26,7 @@ from .io.atomic import write_text
 from .io.conventions import UNIT_OVERRIDES, UP_AXES
 from .kinematics.gap_fill import CHOICES as GAP_FILL_METHODS
 from .model import TEMPLATES
-from .pipeline import STAGES, PipelineOptions, options_from_dict, options_from_toml, run
+from .pipeline import DISCOVER, STAGES, PipelineOptions, options_from_dict, options_from_toml, run
 from .report import summary
 from .results import write_results
 from .zerog import KINDS as ZERO_GRAVITY_KINDS
@@ -74,9 +74,14 @@ PIPELINE_FLAGS = {
         ("--static", "static", {"metavar": "FILE", "help": "static trial of the same subject for calibration "
                                                            "(.c3d or .trc)"}, True),
         ("--markerset", "markerset", {"metavar": "FILE.toml", "help": "TOML mapping of markers to segments, for "
-                                                                      "unknown marker sets"}, True),
+                                                                      "unknown marker sets; 'discover' finds the "
+                                                                      "segments from the motion (done anyway when "
+                                                                      "the labels match no known set)"}, True),
         ("--sex", "sex", {"choices": ["male", "female"], "help": f"de Leva inertia table (default: "
                                                                  f"{_DEFAULT.sex})"}, False),
+        ("--opensim-model", "opensim_model", {"metavar": "FILE.osim", "help": "segment masses, CM and inertia "
+                                              "from an OpenSim model where its bodies map onto ours (e.g. an "
+                                              "AddBiomechanics-scaled model) instead of the inertia table"}, True),
     ),
     "gap filling": (
         ("--fill", "gap_fill.method", {"choices": GAP_FILL_METHODS, "help": "how marker gaps are filled before "
@@ -105,6 +110,11 @@ PIPELINE_FLAGS = {
         ("--surfaces", "surfaces", {"choices": list(SURFACE_MODELS), "help": "contact surfaces found from resting "
                                     "points: the floor, boxes, seats (detected; the default with per-frame "
                                     "forces) or the paper's one plane (plane; the default with springs)"}, False),
+    ),
+    "outputs": (
+        ("--opensim", "opensim", {"action": "store_true", "help": "also write OUT/opensim/: the model (.osim), "
+                                                                 "coordinates, external loads and moments as "
+                                                                 "OpenSim files"}, False),
     ),
     "zero gravity": (
         ("--zero-gravity", "zero_gravity.kind", {"choices": ZERO_GRAVITY_KINDS, "help": "the zero-gravity variant "
@@ -161,8 +171,10 @@ def pipeline_argv(args: argparse.Namespace) -> list[str]:
         value = given[dest]
         if keywords.get("action") == "store_false":
             argv += [] if value else [flag]
+        elif keywords.get("action") == "store_true":
+            argv += [flag] if value else []
         else:
-            argv += [flag, str(Path(value).resolve()) if is_path and value != "auto" else str(value)]
+            argv += [flag, str(Path(value).resolve()) if is_path and value not in ("auto", DISCOVER) else str(value)]
     return argv
 
 

@@ -20,6 +20,8 @@ from .kinematics.gap_fill import GapFillOptions
 from .zerog import ZeroGravityOptions
 
 STAGES = ("import", "calibrate", "reconstruct", "dynamics", "contact", "zero_gravity")
+#: ``markerset`` value that finds the segments from the motion even when the labels are known.
+DISCOVER = "discover"
 #: Options given as tables (TOML) or dotted names: the nested option objects of ``PipelineOptions``.
 NESTED = {"import": ("import_options", ImportOptions), "gap_fill": ("gap_fill", GapFillOptions),
           "zero_gravity": ("zero_gravity", ZeroGravityOptions)}
@@ -27,12 +29,13 @@ NESTED = {"import": ("import_options", ImportOptions), "gap_fill": ("gap_fill", 
 #: it that depend on it. An option missing here is taken as read by the first step (a change recomputes every
 #: step); None: no step reads it.
 READ_BY = {"import_options": "import", "grf": "import", "template": "calibrate", "mass": "calibrate",
-           "static": "calibrate", "markerset": "calibrate", "sex": "calibrate", "gap_fill": "gap_fill",
+           "static": "calibrate", "markerset": "calibrate", "sex": "calibrate", "opensim_model": "calibrate",
+           "gap_fill": "gap_fill",
            "method": "reconstruct", "otm_mode": "reconstruct", "tolerance": "reconstruct", "cutoff": "dynamics",
            "derivatives": "dynamics", "contact_forces": "contact", "surfaces": "contact",
-           "zero_gravity": "zero_gravity", "until": None}
+           "zero_gravity": "zero_gravity", "until": None, "opensim": None}
 #: Options that name files, taken from an options file's folder when relative.
-PATHS = ("static", "markerset", "grf")
+PATHS = ("static", "markerset", "grf", "opensim_model")
 
 
 @dataclass(frozen=True)
@@ -45,8 +48,10 @@ class PipelineOptions:
     quiet standing on force plates, else an assumed 70 kg that every report
     flags), ``static`` (a static trial of the same subject; its GRF found the
     same way), ``markerset`` (a TOML mapping for unknown marker sets), ``sex``
-    (de Leva table). ``gap_fill``: how marker gaps are filled before reconstruction (``GapFillOptions``;
-    on by default). Dynamics: ``cutoff`` of the zero-lag low-pass filter before differentiating, in Hz,
+    (de Leva table); with ``markerset=None`` and labels that match no known set, or ``markerset="discover"``,
+    the segments are found from the motion (``model.discovery``). ``gap_fill``: how marker gaps are filled
+    before reconstruction (``GapFillOptions``; on by default). Dynamics: ``cutoff`` of the zero-lag low-pass
+    filter before differentiating, in Hz,
     ``"auto"`` (Winter's residual analysis, per trial) or ``"none"`` (no filter, the paper's; None is
     taken as "none"); ``derivatives``
     ``"central"`` or ``"forward"`` (the paper's, consistent with Euler integration). Contact:
@@ -55,6 +60,9 @@ class PipelineOptions:
     resting points) or ``"plane"`` (the paper's eq. 10), None for the force model's own (detected for
     per-frame forces, the plane for springs). The defaults are the combination validated against force
     plates (README). ``zero_gravity``: which zero-gravity variant the last stage simulates.
+    ``opensim``: the results also include the OpenSim model, coordinates, loads and moments
+    (``solver.opensim.export``). ``opensim_model``: an OpenSim model (.osim) whose segment masses, CM and
+    inertia replace the inertia table's where its bodies map onto ours (``solver.opensim.inertia``).
     """
 
     import_options: ImportOptions = ImportOptions()
@@ -74,6 +82,8 @@ class PipelineOptions:
     contact_forces: str = "per_frame"
     surfaces: str | None = None
     zero_gravity: ZeroGravityOptions = ZeroGravityOptions()
+    opensim: bool = False
+    opensim_model: str | None = None
 
     def __post_init__(self):
         if self.until not in STAGES:
@@ -96,6 +106,8 @@ class PipelineOptions:
             raise InputError(f"Unknown derivatives {self.derivatives!r}", f"use {' or '.join(map(repr, SCHEMES))}")
         if self.cutoff is None or self.cutoff == "None":
             object.__setattr__(self, "cutoff", "none")
+        if not isinstance(self.opensim, bool):
+            raise InputError(f"Option opensim = {self.opensim!r} is not true or false", "write opensim = true")
         for name, optional in (("mass", True), ("tolerance", False), ("cutoff", True)):
             if name == "cutoff" and self.cutoff in ("auto", "none"):
                 continue
@@ -148,10 +160,12 @@ def options_from_toml(path: str | Path, base: PipelineOptions = PipelineOptions(
     (e.g. ``until = "dynamics"``, ``mass = 61.5``), an ``[import]`` table holds ``units``, ``up_axis``,
     ``strip_prefix``, a ``[gap_fill]`` table ``method``, ``max_gap_s`` and the rest of ``GapFillOptions``, a
     ``[zero_gravity]`` table ``kind``, ``momentum``, ``angle_deg`` and the rest of
-    ``ZeroGravityOptions``. Relative paths (``static``, ``markerset``, ``grf``) are taken from the file's folder."""
+    ``ZeroGravityOptions``. Relative paths (``static``, ``markerset``, ``grf``, ``opensim_model``) are taken from
+    the file's folder."""
     path = Path(path)
     values = parse_document(path, tomllib.loads, "Options file", "TOML", "fix the file")
     for key in PATHS:
-        if isinstance(values.get(key), str) and values[key] != "auto" and not Path(values[key]).is_absolute():
+        if (isinstance(values.get(key), str) and values[key] not in ("auto", DISCOVER)
+                and not Path(values[key]).is_absolute()):
             values[key] = str(path.parent / values[key])
     return options_from_dict(values, base)

@@ -19,12 +19,13 @@ from .io.trial import Trial
 from .kinematics import Motion
 from .kinematics.gap_fill import GapFill
 from .model import BodyModel
-from .options import NESTED, STAGES, PipelineOptions, options_from_dict, options_from_toml, options_to_dict
+from .model.discovery import Discovery
+from .options import DISCOVER, NESTED, STAGES, PipelineOptions, options_from_dict, options_from_toml, options_to_dict
 from .report import build_report, versions
 from .stages import STEPS, Progress
 from .zerog import ZeroGravity
 
-__all__ = ["NESTED", "STAGES", "PipelineOptions", "PipelineResult", "Progress", "options_from_dict",
+__all__ = ["DISCOVER", "NESTED", "STAGES", "PipelineOptions", "PipelineResult", "Progress", "options_from_dict",
            "options_from_toml", "options_to_dict", "run", "versions"]
 
 
@@ -50,6 +51,7 @@ class PipelineResult:
     trial: Trial
     model: BodyModel | None = None
     gap_fill: GapFill | None = None
+    discovery: Discovery | None = None
     motion: Motion | None = None
     dynamics: Dynamics | None = None
     dynamics_with_plates: Dynamics | None = None

@@ -26,6 +26,8 @@ def build_report(result) -> dict:
     ``previous``). ``options`` are in the shape of an options file (``options.options_to_dict``)."""
     report = {"source": result.source, "versions": dict(versions()), "options": options_to_dict(result.options),
               "trial": _trial_report(result.trial)}
+    if result.discovery is not None:
+        report["discovery"] = result.discovery.summary()
     if result.model is not None:
         report["model"] = _model_report(result.model)
     if result.gap_fill is not None:
@@ -103,6 +105,7 @@ def _model_report(model: BodyModel) -> dict:
         "ignored_markers": cal.ignored,
         "notes": list(cal.notes),
         "warnings": list(cal.warnings),
+        "inertia_from_opensim_model": model.metadata.get("opensim_inertia"),
     }
 
 
@@ -166,6 +169,11 @@ def summary(report: dict) -> str:
                      f"= {trial['body_mass_kg_from_plates']:.1f} kg")
     lines += [f"  converted: {c}" for c in trial["conversions"]]
     lines += [f"  warning: {w}" for w in trial["warnings"]]
+    discovery = report.get("discovery")
+    if discovery:
+        lines.append(f"  marker set found from the motion: {len(discovery['rigid_clusters'])} rigid clusters; "
+                     "segments (confidence): " + ", ".join(f"{s} {c:.2f}" for s, c in discovery["confidence"].items()))
+        lines += [f"  note: {n}" for n in discovery["notes"]]
     model = report.get("model")
     if model:
         worst = max(model["cluster_residuals_m"].items(), key=lambda kv: kv[1], default=("-", 0.0))
@@ -173,6 +181,13 @@ def summary(report: dict) -> str:
                   f"{model['mass_kg']:.1f} kg ({model['mass_source']})",
                   f"  least rigid marker cluster: {worst[0]} {1000 * worst[1]:.1f} mm RMS; "
                   f"initial pose marker RMS {1000 * model['initial_marker_rms_m']:.1f} mm"]
+        inertia = model.get("inertia_from_opensim_model")
+        if inertia:
+            lines.append(f"  inertia from {inertia['file']}: " + "; ".join(
+                f"{segment} <- {'+'.join(bodies)}" for segment, bodies in inertia["mapped"].items())
+                + "".join(f"; {segment} scaled to {body}'s mass" for segment, body in inertia["scaled"].items())
+                + (f"; the inertia table's: {', '.join(inertia['kept'])}" if inertia["kept"] else "")
+                + (f"; bodies not used: {', '.join(inertia['unused_bodies'])}" if inertia["unused_bodies"] else ""))
         lines += [f"  warning: {w}" for w in model["warnings"]]
     filled = report.get("gap_fill")
     if filled:

@@ -6,6 +6,8 @@ batch and the sidebar's Export).
 - ``<name>_grf_estimated.mot`` / ``.csv``: the contact estimate's GRF per foot (OpenSim GRF file, Y up)
 - ``<name>_markers_filled.trc``: the markers after gap filling (OpenSim TRC, in the input file's own units and
   axes; still-missing samples are empty cells)
+- with ``opensim`` (``PipelineOptions.opensim``, ``--opensim``): ``opensim/``, the model, coordinates, external
+  loads and moments as OpenSim files (``solver.opensim.export``)
 - PNG plots, each when its data exists and matplotlib is installed (``solver.plots``):
   ``<name>_marker_errors.png`` (Ausejo et al. Fig. 2), ``<name>_convergence.png`` (OTM per frame),
   ``<name>_torques.png`` (main joints), ``<name>_grf.png`` (estimated vs measured ground reaction force)
@@ -24,6 +26,7 @@ from .io import Table, write_table, write_trc
 from .io.conventions import file_convention
 from .kinematics import joint_angles, plot_marker_errors
 from .kinematics.motion import Motion
+from .opensim.export import write_opensim
 from .plots import check_matplotlib, plot_convergence, plot_grf, plot_joint_torques
 
 
@@ -36,8 +39,9 @@ def angles_table(motion: Motion) -> Table:
     return Table(columns=columns, data=data, header={}, in_degrees=True, name="Mocap Dynamics joint angles")
 
 
-def write_results(result, folder: str | Path) -> tuple[list[Path], list[str]]:
-    """Every table and plot the result allows, into ``folder`` (created); returns the files and notes on what was not."""
+def write_results(result, folder: str | Path, opensim: bool | None = None) -> tuple[list[Path], list[str]]:
+    """Every table and plot the result allows, into ``folder`` (created), and the OpenSim files when ``opensim``
+    (default: the run's ``opensim`` option); returns the files and notes on what was not written."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     name = Path(result.source).stem
@@ -59,7 +63,11 @@ def write_results(result, folder: str | Path) -> tuple[list[Path], list[str]]:
         table = grf_table(result.contact)
         written += [write_table(table, folder / f"{name}_grf_estimated{suffix}") for suffix in (".mot", ".csv")]
     plots, plot_notes = write_plots(result, folder, name)
-    return written + plots, notes + plot_notes
+    notes = notes + plot_notes
+    if result.options.opensim if opensim is None else opensim:
+        files, opensim_notes = write_opensim(result, folder)
+        written, notes = written + files, notes + opensim_notes
+    return written + plots, notes
 
 
 def write_plots(result, folder: Path, name: str) -> tuple[list[Path], list[str]]:

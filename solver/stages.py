@@ -25,13 +25,17 @@ from typing import Callable
 from .contact import compare_with_plates, estimate_contact
 from .contact.plate_mass import mass_from_plates
 from .dynamics import inverse_dynamics, plate_forces
+from .errors import ModelError
 from .io import attach_plates, load_trial, read_grf_mot
 from .io.trial import Trial
 from .kinematics import reconstruct
 from .kinematics.gap_fill import fill_gaps
 from .kinematics.lee import estimate_lee
 from .model import calibrate, with_body_mass
-from .options import READ_BY, PipelineOptions
+from .model.discovery import discover_markerset
+from .model.markersets import normalize
+from .opensim.inertia import apply_opensim_inertia
+from .options import DISCOVER, READ_BY, PipelineOptions
 from .zerog import zero_gravity_variant
 
 Progress = Callable[[float, str], None]
@@ -65,13 +69,56 @@ def _import(path, state: dict, options: PipelineOptions, progress: Progress) -> 
     return {"trial": trial}
 
 
+def _discovered(trial: Trial, static: Trial | None, progress: Progress, unknown: ModelError | None = None):
+    """The marker set found from the motion (``model.discovery``), the trial (with virtual markers) and static
+    trial to calibrate on, and the discovery. ``unknown``: why the labels made no body (said with discovery's
+    own failure, in one line). A static trial is used with a discovered set only if it has the same labels and
+    the set needs no virtual markers (they come from the movement's functional joints)."""
+    progress(0.1, "the labels make no body: finding the segments from the motion" if unknown
+             else "finding the segments from the motion")
+    try:
+        found = discover_markerset(trial)
+    except ModelError as error:
+        if unknown is None:
+            raise
+        raise ModelError(f"{unknown.what}. {error.what}", error.fix) from None
+    segments = ", ".join(f"{s} {c:.2f}" for s, c in found.confidence.items())
+    progress(0.3, f"{len(found.clusters)} rigid clusters; segments (confidence): {segments}")
+    if static is not None and (found.virtual or not found.markerset.labels <= {normalize(x) for x in static.labels}):
+        reason = "the discovered set has virtual markers" if found.virtual else "its labels differ"
+        found = replace(found, notes=found.notes + (f"static trial {static.source} not used: {reason}",))
+        static = None
+    return found.markerset, found.with_virtual_markers(trial), static, found
+
+
+def _calibrated(trial: Trial, static: Trial | None, options: PipelineOptions, progress: Progress):
+    """The calibrated model and the discovery, if the segments were found from the motion: when asked
+    (``markerset="discover"``), or when no marker set was given and the labels, read by meaning, make no
+    body."""
+    def build(markerset, calibration_trial, static_trial):
+        return calibrate(calibration_trial, options.template, mass=options.mass, static=static_trial,
+                         markerset=markerset, sex=options.sex)
+
+    if options.markerset == DISCOVER:
+        markerset, calibration_trial, static, found = _discovered(trial, static, progress)
+        return build(markerset, calibration_trial, static), found
+    try:
+        return build(options.markerset, trial, static), None
+    except ModelError as error:
+        if options.markerset is not None:
+            raise
+        markerset, calibration_trial, static, found = _discovered(trial, static, progress, unknown=error)
+        return build(markerset, calibration_trial, static), found
+
+
 def _calibrate(path, state: dict, options: PipelineOptions, progress: Progress) -> dict:
     progress(0.0, f"calibrating the {options.template} body model")
     static = read_trial(options.static, options, "auto") if options.static else None
-    model = calibrate(state["trial"], options.template, mass=options.mass, static=static,
-                      markerset=options.markerset, sex=options.sex)
+    model, discovery = _calibrated(state["trial"], static, options, progress)
+    if options.opensim_model:
+        model = apply_opensim_inertia(model, options.opensim_model)
     progress(1.0, f"body model: {len(model.segments)} segments, {model.total_mass:.1f} kg ({model.mass_source})")
-    return {"model": model}
+    return {"model": model, "discovery": discovery}
 
 
 def _gap_fill(path, state: dict, options: PipelineOptions, progress: Progress) -> dict:
@@ -147,7 +194,7 @@ def _source_files(path, options: PipelineOptions) -> tuple:
 
 def _calibration_files(path, options: PipelineOptions) -> tuple:
     static = options.static and grf_beside(Path(options.static))
-    return options.static, static, options.markerset
+    return options.static, static, options.markerset, options.opensim_model
 
 
 def _stamp(path) -> tuple | None:

@@ -27,6 +27,12 @@ names get the raw right-handed Y-X-Z angles (``about_y``, ``about_x``, ``about_z
 segments have no joint and no angles; a hinge or universal joint reports all three components
 (those it cannot move stay zero). The Y-X-Z shoulder angles are singular at 90° of abduction
 (gimbal lock); near it, flexion and rotation trade off. Angles are unwrapped over time.
+
+``joint_axes`` gives, per joint and frame, the three axes the named components turn about (the joint
+coordinate system: the parent's first axis, the floating second axis, the child's third axis), signed so
+that a positive rotation about each axis increases its component. The angular velocity of the child
+relative to the parent is ``Σ_i α̇_i n_i``, so a torque ``τ`` does power ``Σ_i (τ·n_i) α̇_i``: ``τ·n_i``
+is the generalized force of component ``i``, the joint moment named after it (``solver.dynamics.moments``).
 """
 
 from __future__ import annotations
@@ -52,6 +58,25 @@ CONVENTIONS = {
 }
 PELVIS = ("pelvis", ("rotation_left", "obliquity_left_up", "anterior_tilt"), (1, 1, 1))
 JOINT_SEQUENCE, PELVIS_SEQUENCE = "yxz", "zxy"
+
+
+@dataclass(frozen=True)
+class ClinicalJoint:
+    """How the joint of segment ``segment`` (an index; 0 is the root, against the world) is reported: its
+    name, the components about the axes of ``sequence`` and their signs (module docstring)."""
+
+    segment: int
+    joint: str
+    components: tuple[str, str, str]
+    signs: tuple[float, float, float]
+    sequence: str
+
+    def relative(self, model, rotations: np.ndarray) -> np.ndarray:
+        """The rotation of the segment in its parent (the root: in the world) ``(T, 3, 3)`` from world
+        rotations ``(T, S, 3, 3)``."""
+        k = self.segment
+        return rotations[:, k] if k == 0 else np.swapaxes(rotations[:, model.segments[k].parent], -1, -2) \
+            @ rotations[:, k]
 
 
 @dataclass(frozen=True)
@@ -96,21 +121,44 @@ def _convention(name: str, is_root: bool):
     return (joint + side, components, signs), JOINT_SEQUENCE
 
 
+def clinical_joints(model) -> tuple[ClinicalJoint, ...]:
+    """The reported joints of a ``BodyModel``: every segment but the welded ones, the root first."""
+    joints = []
+    for k, s in enumerate(model.segments):
+        if s.joint != "weld":
+            (joint, names, signs), sequence = _convention(s.name, k == 0)
+            joints.append(ClinicalJoint(k, joint, tuple(names), tuple(float(x) for x in signs), sequence))
+    return tuple(joints)
+
+
+def joint_axes(model, rotations: np.ndarray) -> np.ndarray:
+    """World axes ``(T, J, 3, 3)`` (``[t, j, i]`` is the unit axis of component ``i``) of every joint of
+    ``clinical_joints(model)`` for segment rotations ``(T, S, 3, 3)``: for ``R_rel = R_a(θ0) R_b(θ1) R_c(θ2)``
+    the parent's ``e_a``, the floating ``R_a(θ0) e_b`` and the child's ``e_c``, each times its sign."""
+    rotations = np.asarray(rotations, dtype=float)
+    eye = np.eye(3)
+    out = np.empty(rotations.shape[:1] + (len(clinical_joints(model)), 3, 3))
+    for j, joint in enumerate(clinical_joints(model)):
+        a, b, c = (_AXIS[x] for x in joint.sequence)
+        parent = np.broadcast_to(eye, rotations.shape[:1] + (3, 3)) if joint.segment == 0 else \
+            rotations[:, model.segments[joint.segment].parent]
+        first = cardan(joint.relative(model, rotations), joint.sequence)[:, 0]
+        floating = np.cos(first)[:, None] * eye[b] + np.sin(first)[:, None] * np.cross(eye[a], eye[b])
+        out[:, j, 0] = parent[..., :, a]
+        out[:, j, 1] = np.einsum("tij,tj->ti", parent, floating)
+        out[:, j, 2] = rotations[:, joint.segment, :, c]
+        out[:, j] *= np.asarray(joint.signs)[:, None]
+    return out
+
+
 def joint_angles(motion: Motion) -> JointAngles:
     """Clinical angles of every joint of ``motion`` (module docstring), from its segment rotations."""
-    model, rot = motion.model, motion.rotations
-    joints, segments, components, sequences, columns = [], [], [], [], []
-    for k, s in enumerate(model.segments):
-        if s.joint == "weld":
-            continue
-        (joint, names, signs), sequence = _convention(s.name, k == 0)
-        relative = rot[:, k] if k == 0 else np.swapaxes(rot[:, s.parent], -1, -2) @ rot[:, k]
-        angles = cardan(relative, sequence)
+    model, joints = motion.model, clinical_joints(motion.model)
+    columns = []
+    for joint in joints:
+        angles = cardan(joint.relative(model, motion.rotations), joint.sequence)
         angles[:, [0, 2]] = np.unwrap(angles[:, [0, 2]], axis=0)
-        columns.append(np.degrees(angles) * np.asarray(signs, dtype=float))
-        joints.append(joint)
-        segments.append(s.name)
-        components.append(tuple(names))
-        sequences.append(sequence)
+        columns.append(np.degrees(angles) * np.asarray(joint.signs))
     degrees = np.stack(columns, axis=1) if columns else np.zeros((motion.n_frames, 0, 3))
-    return JointAngles(tuple(joints), tuple(segments), tuple(components), tuple(sequences), degrees)
+    return JointAngles(tuple(j.joint for j in joints), tuple(model.segments[j.segment].name for j in joints),
+                       tuple(j.components for j in joints), tuple(j.sequence for j in joints), degrees)

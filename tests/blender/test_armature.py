@@ -100,3 +100,21 @@ def test_markers_that_cannot_form_a_body_are_a_clear_error(scene, solver, shared
     with pytest.raises(RuntimeError, match="cannot form a body.*Found: pelvis"):
         bpy.ops.mocap_dynamics.build_armature()
     assert len(bpy.data.objects) == objects and not bpy.data.armatures
+
+
+def test_unknown_marker_set_is_a_clear_error(scene, solver, tmp_path):
+    """Labels no set knows, on markers whose motion makes no body (four markers on one turning wand): the
+    segments cannot be found from the motion either, and the message says both."""
+    from scipy.spatial.transform import Rotation
+
+    t = np.linspace(0.0, 2.0, 200)
+    turn = Rotation.from_rotvec(np.stack([np.sin(3 * t), np.cos(2 * t), t], axis=1)).as_matrix()
+    local = np.array([[0.0, 0.0, 0.0], [0.1, 0.0, 0.0], [0.0, 0.15, 0.0], [0.0, 0.0, 0.2]])
+    wand = np.array([1.0, 0.0, 1.0]) + np.einsum("tij,mj->tmi", turn, local)
+    path = solver.io.write_trc(solver.io.trial.Trial(source="wand", labels=("1", "2", "3", "4"), markers=wand,
+                                                     rate=100.0), tmp_path / "wand.trc")
+    assert bpy.ops.mocap_dynamics.import_markers(filepath=str(path))
+    objects = len(bpy.data.objects)
+    with pytest.raises(RuntimeError, match="marker set.*rigid cluster"):
+        bpy.ops.mocap_dynamics.build_armature()
+    assert len(bpy.data.objects) == objects and not bpy.data.armatures

@@ -7,6 +7,7 @@ import importlib
 import json
 import subprocess
 import sys
+from dataclasses import replace
 
 import bpy
 import pytest
@@ -69,4 +70,15 @@ def test_markers_that_cannot_form_a_body_say_what_to_do(solver, shared_data, tmp
     run = cli(path, "--out", tmp_path / "x.blend")
     assert run.returncode == 2
     assert "cannot form a body" in run.stderr and "toml" in run.stderr.lower(), run.stderr
+
+
+def test_unknown_marker_set_says_what_to_do(solver, shared_data, tmp_path):
+    """A static trial with numbers for labels: no known set, and no motion to find the segments from."""
+    static = solver.io.load_trial(shared_data / "subject4_static1.trc")
+    numbered = tmp_path / "numbered_static.trc"
+    solver.io.write_trc(replace(static, labels=tuple(str(k + 1) for k in range(static.n_markers))), numbered)
+    run = cli(numbered, "--out", tmp_path / "x.blend")
+    assert run.returncode == 2
+    assert "marker set" in run.stderr.lower() and "toml" in run.stderr.lower(), run.stderr
+    assert "rigid cluster" in run.stderr and run.stderr.count("\n") == 1, run.stderr
     assert not (tmp_path / "x.blend").exists()

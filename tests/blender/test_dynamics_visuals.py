@@ -51,6 +51,7 @@ def test_disks_arrow_and_curves_follow_the_dynamics(scene, package, walk_dynamic
         shown, hidden = (generating, absorbing) if dynamics.joint_power[t, knee] > 0 else (absorbing, generating)
         assert shown.scale[0] == pytest.approx(torque[t] * scale, rel=1e-4) and hidden.scale[0] == 0.0
         assert rig["torque shank_l"] == pytest.approx(torque[t], rel=1e-4)
+        assert rig["knee_l_flexion_moment"] == pytest.approx(dynamics.axis_torques[t, knee, 0], rel=1e-4, abs=1e-3)
         residual = np.linalg.norm(dynamics.root_wrench[t, :3])
         assert bpy.data.objects["pelvis residual force"]["force_N"] == pytest.approx(residual, rel=1e-4)
         assert rig["root residual force"] == pytest.approx(residual, rel=1e-4)

@@ -51,6 +51,11 @@ def test_dynamics_and_export(walking, tmp_path):
     for expected in ("subject4_walking1_angles.mot", "subject4_walking1_angles.csv", "subject4_walking1_torques.sto",
                      "subject4_walking1_torques.csv"):
         assert expected in names
+    assert "opensim" not in names
+    assert bpy.ops.mocap_dynamics.export_results(directory=str(tmp_path), opensim=True) == {"FINISHED"}
+    opensim = {p.name for p in (tmp_path / "opensim").iterdir()}
+    assert {"subject4_walking1.osim", "subject4_walking1_coordinates.mot", "subject4_walking1_moments.sto",
+            "subject4_walking1_external_loads.xml"} <= opensim
 
 
 def test_contact_step_draws_plane_arrows_and_curves(walking, package, shared_data):

@@ -42,7 +42,8 @@ def test_tables_are_written_and_read_back(walking, tmp_path):
     dynamics = walking.best_dynamics
     np.testing.assert_allclose(torques.column("pelvis_residual_force_z"), dynamics.root_wrench[:, 2], rtol=1e-8)
     knee = walking.model.index("shank_l")
-    np.testing.assert_allclose(torques.column("shank_l_moment"), dynamics.axis_torques[:, knee, 0], rtol=1e-8)
+    np.testing.assert_allclose(torques.column("knee_l_flexion_moment"), dynamics.axis_torques[:, knee, 0], rtol=1e-8)
+    np.testing.assert_allclose(torques.column("shank_l_moment_y"), dynamics.joint_torque_parent[:, knee, 1], rtol=1e-8)
     angles = read_table(tmp_path / "subject4_walking1_angles.mot")
     assert angles.in_degrees and len(angles.time) == len(walking.motion.times)
     assert not notes or all("plot" in note for note in notes)

@@ -1,0 +1,260 @@
+"""Our joint moments against OpenSim 4.6 inverse dynamics on the subject's own OpenSim model (issue 15).
+
+    NUMBA_CACHE_DIR=.venv-peers/numba-cache .venv-peers/bin/python scripts/compare_opensim_id.py \\
+        ../shared/data/subject4_DJ3.trc [more trials] [--opensim-cutoff 6] [--out DIR] [pipeline flags]
+
+prints, per trial and joint, r and RMSE [N·m/kg] of our moments with the plates and from the motion alone
+against the reference, and the mean r over hip, knee and ankle flexion; ``--out`` keeps every file.
+
+For each trial ``NAME.trc`` the folder must hold ``NAME_opensim_ik.mot`` (OpenSim IK coordinates),
+``NAME_grf.mot`` (the plates) and ``SUBJECT_opensim_model.osim`` (``SUBJECT`` a prefix of ``NAME``); a
+``SUBJECT_static1.trc`` there is our static trial unless ``--static`` says otherwise. Any pipeline flag
+(``--cutoff``, ``--contact-forces``, ``--mass``, ...) sets our run; the defaults are the pipeline's.
+
+The reference: OpenSim's ``InverseDynamicsTool`` on that model and those coordinates, low-passed at
+``--opensim-cutoff`` Hz (6 by default, the usual choice with OpenSim's tool; -1: none), with every plate's
+force, centre of pressure and free moment applied, sample by sample, to the foot (``calcn_l``/``calcn_r``)
+whose midpoint (calcaneus to toes origin, from the OpenSim model's own kinematics) is nearest the centre of
+pressure: a plate stepped on by both feet in turn is handed over.
+
+Ours: ``run()`` with the plates (``dynamics_with_plates``) and from the motion alone (``contact.dynamics``,
+the plates unused), as clinical moments (``solver.dynamics.moments``).
+
+Why the comparison is fair although the models differ: the OpenSim model is Rajagopal-style (hip
+Z-X-Y, a one-DoF "walker" knee with coupled translations, an oblique talocrural ankle and a subtalar joint,
+AddBiomechanics-scaled segment masses); ours is a 15-segment model from the markers with de Leva's
+inertia, ball hips and ankles and a hinge knee. Both report generalized forces about anatomical axes that
+agree in meaning and sign: hip flexion, adduction, internal rotation (OpenSim ``hip_flexion_l``,
+``hip_adduction_l``, ``hip_rotation_l``; both the ISB joint coordinate system), knee flexion
+(``knee_angle_l``) and ankle dorsiflexion (``ankle_angle_l``, about an axis tilted from ours by the
+talocrural obliquity). Not compared: ankle inversion against OpenSim's subtalar angle, whose axis is some
+40° off ours (their angles correlate at r ≈ 0.5 on DJ3), and the knee's other components (OpenSim's knee
+has one coordinate). The joint-angle correlation is printed beside each moment as the check that the axes
+match. Both sides see the same plate
+forces at the same samples, on the same time base (OpenSim's output is interpolated onto our frames), and
+both are divided by the OpenSim model's mass, so RMSE is in N·m/kg of one reference mass. What differs is
+left in the figures: filtering (theirs at ``--opensim-cutoff``, ours as our run says), segment inertia, joint
+centres (functional vs regression) and the knee and ankle axes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bootstrap import load_package  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+#: (our joint, our component) -> OpenSim coordinate pattern ({s}: side); flexion rows are the main joints.
+PAIRS = ((("hip", "flexion"), "hip_flexion_{s}"), (("knee", "flexion"), "knee_angle_{s}"),
+         (("ankle", "dorsiflexion"), "ankle_angle_{s}"), (("hip", "adduction"), "hip_adduction_{s}"),
+         (("hip", "internal_rotation"), "hip_rotation_{s}"))
+FEET = ("calcn_l", "calcn_r")
+
+
+def reference_files(trial: Path) -> tuple[Path, Path, Path]:
+    """The OpenSim model, IK coordinates and GRF of ``trial`` (module docstring); SolverError if one is missing."""
+    from mocap_dynamics.solver.errors import InputError
+    models = sorted(p for p in trial.parent.glob("*_opensim_model.osim")
+                    if trial.stem.startswith(p.name.removesuffix("_opensim_model.osim")))
+    ik, grf = trial.with_name(f"{trial.stem}_opensim_ik.mot"), trial.with_name(f"{trial.stem}_grf.mot")
+    if not models or not ik.is_file() or not grf.is_file():
+        raise InputError(f"{trial.name}: no OpenSim reference beside it (SUBJECT_opensim_model.osim, "
+                         f"{ik.name}, {grf.name})", "choose a trial of ../shared/data that has them")
+    return models[-1], ik, grf
+
+
+def foot_centres(model_file: Path, ik_file: Path) -> tuple[np.ndarray, np.ndarray]:
+    """IK times and the midpoints (T, 2, 3) of calcaneus and toes origins of each foot (``FEET``), Y up."""
+    import opensim as osim
+    model = osim.Model(str(model_file))
+    state = model.initSystem()
+    table = osim.TimeSeriesTable(str(ik_file))
+    in_degrees = table.getTableMetaDataAsString("inDegrees").strip().lower() == "yes"
+    labels, times = list(table.getColumnLabels()), np.array(table.getIndependentColumn())
+    data = table.getMatrix().to_numpy()
+    coordinates = model.getCoordinateSet()
+    names = [n for n in labels if coordinates.contains(n)]
+    rotational = {n: coordinates.get(n).getMotionType() == 1 for n in names}  # 1: rotational
+    centres = np.empty((len(times), 2, 3))
+    for t in range(len(times)):
+        for n in names:
+            value = data[t, labels.index(n)]
+            coordinates.get(n).setValue(state, np.radians(value) if in_degrees and rotational[n] else value, False)
+        model.realizePosition(state)
+        for f, foot in enumerate(FEET):
+            heel = model.getBodySet().get(foot).getPositionInGround(state).to_numpy()
+            toes = model.getBodySet().get(foot.replace("calcn", "toes")).getPositionInGround(state).to_numpy()
+            centres[t, f] = (heel + toes) / 2
+    return times, centres
+
+
+def plate_loads(grf_file: Path, ik_times: np.ndarray, centres: np.ndarray):
+    """The plates as external forces on ``FEET`` (one entry per plate and foot, NaN while the other foot has
+    the plate), at the GRF file's samples, in our axes; and those sample times."""
+    from mocap_dynamics.solver.dynamics import ExternalForces
+    from mocap_dynamics.solver.io import read_grf_mot
+    from mocap_dynamics.solver.io.conventions import to_z_up
+    plates = read_grf_mot(grf_file)
+    times = plates[0].start_time + np.arange(len(plates[0].force)) / plates[0].rate
+    feet = to_z_up(np.stack([np.stack([np.interp(times, ik_times, centres[:, f, i]) for i in range(3)], -1)
+                             for f in range(2)], 1), "Y")  # (T, 2, 3)
+    segments, points, forces, moments = [], [], [], []
+    for plate in plates:
+        nearest = np.argmin(np.linalg.norm(feet - plate.cop[:, None], axis=-1), axis=1)
+        for f in range(2):
+            mine = (nearest == f)[:, None]
+            segments.append(f)
+            points.append(np.where(mine, plate.cop, np.nan))
+            forces.append(np.where(mine, plate.force, np.nan))
+            moments.append(np.where(mine, plate.free_moment, np.nan))
+    external = ExternalForces(np.array(segments), np.stack(points, 1), np.stack(forces, 1), np.stack(moments, 1))
+    return times, external
+
+
+def opensim_reference(trial: Path, cutoff: float, folder: Path):
+    """OpenSim's inverse dynamics of ``trial`` (module docstring): its output table and the model's mass."""
+    import opensim as osim
+    from mocap_dynamics.solver.io import read_table, write_table
+    from mocap_dynamics.solver.io.atomic import write_text
+    from mocap_dynamics.solver.opensim.loads import external_loads_xml, loads_table
+    osim.Logger.removeFileSink()  # no opensim.log in the working folder
+    model_file, ik_file, grf_file = reference_files(trial)
+    ik_times, centres = foot_centres(model_file, ik_file)
+    times, external = plate_loads(grf_file, ik_times, centres)
+    table, bodies = loads_table(FEET, times, external)
+    write_table(table, folder / "reference_grf.mot")
+    write_text(folder / "reference_loads.xml", external_loads_xml(bodies, "reference_grf.mot"))
+    tool = osim.InverseDynamicsTool()
+    tool.setModelFileName(str(model_file))
+    tool.setCoordinatesFileName(str(ik_file))
+    tool.setExternalLoadsFileName(str(folder / "reference_loads.xml"))
+    tool.setLowpassCutoffFrequency(cutoff)
+    excluded = osim.ArrayStr()
+    excluded.append("Muscles")  # net joint moments: the model's muscles (passive or activated) apply nothing
+    tool.setExcludedForces(excluded)
+    tool.setStartTime(float(ik_times[0]))
+    tool.setEndTime(float(ik_times[-1]))
+    tool.setResultsDir(str(folder))
+    tool.setOutputGenForceFileName("reference_id.sto")
+    here = os.getcwd()
+    os.chdir(folder)
+    try:
+        if not tool.run():
+            raise RuntimeError(f"OpenSim's inverse dynamics failed on {trial.name}")
+    finally:
+        os.chdir(here)
+    model = osim.Model(str(model_file))
+    return read_table(folder / "reference_id.sto"), model.getTotalMass(model.initSystem()), ik_file
+
+
+def _fit(ours: np.ndarray, theirs: np.ndarray) -> tuple[float, float]:
+    keep = np.isfinite(ours) & np.isfinite(theirs)
+    return float(np.corrcoef(ours[keep], theirs[keep])[0, 1]), float(np.sqrt(np.mean((ours - theirs)[keep] ** 2)))
+
+
+def compare(result, reference, mass: float, ik_file: Path) -> list[dict]:
+    """Rows per side and joint component: r and RMSE [N·m/kg] of ours with the plates and from the motion
+    alone against the reference, and r of the joint angles (the axes check)."""
+    from mocap_dynamics.solver.dynamics import joint_moments
+    from mocap_dynamics.solver.io import read_table
+    from mocap_dynamics.solver.kinematics import joint_angles
+    ik = read_table(ik_file)
+    angles = joint_angles(result.motion)
+    sources = {"plates": result.dynamics_with_plates,
+               "motion_alone": result.contact.dynamics if result.contact is not None else None}
+    moments = {key: joint_moments(d) for key, d in sources.items() if d is not None}
+    rows = []
+    for (joint, component), pattern in PAIRS:
+        for side in "lr":
+            coordinate = pattern.format(s=side)
+            if f"{coordinate}_moment" not in reference.columns or f"{joint}_{side}" not in angles.joints:
+                continue
+            their_angle = np.interp(result.motion.times, ik.time, ik.column(coordinate))
+            row = {"joint": f"{joint}_{side}_{component}", "opensim": coordinate,
+                   "our_cutoff_hz": result.dynamics.options.get("cutoff_hz"),
+                   "angle_r": _fit(angles.angle(f"{joint}_{side}", component), their_angle)[0]}
+            for key, m in moments.items():
+                theirs = np.interp(m.times, reference.time, reference.column(f"{coordinate}_moment"))
+                row[f"{key}_r"], row[f"{key}_rmse"] = _fit(m.moment(f"{joint}_{side}", component) / mass,
+                                                           theirs / mass)
+            rows.append(row)
+    return rows
+
+
+def print_table(name: str, rows: list[dict], settings: str) -> None:
+    cutoff = rows[0]["our_cutoff_hz"] if rows else None
+    used = "none" if cutoff is None else f"{cutoff:.1f} Hz"
+    print(f"\n{name} ({settings}; our cutoff used: {used}): r and RMSE [N·m/kg] against OpenSim ID with the "
+          "plates")
+    print(f"  {'joint':28s} {'angle r':>8s} {'plates r':>9s} {'RMSE':>6s} {'motion r':>9s} {'RMSE':>6s}")
+    for row in rows:
+        print(f"  {row['joint']:28s} {row['angle_r']:8.3f} {row.get('plates_r', np.nan):9.3f} "
+              f"{row.get('plates_rmse', np.nan):6.3f} {row.get('motion_alone_r', np.nan):9.3f} "
+              f"{row.get('motion_alone_rmse', np.nan):6.3f}")
+    for key in ("plates", "motion_alone"):
+        main = [row[f"{key}_r"] for row in rows if row["joint"].endswith(("_flexion", "_dorsiflexion"))
+                and f"{key}_r" in row]
+        if main:
+            print(f"  mean r over hip, knee and ankle flexion ({key.replace('_', ' ')}): {np.mean(main):.3f}")
+
+
+def compare_trial(trial: Path, options, cutoff: float, folder: Path, write: bool = False) -> list[dict]:
+    """Run our pipeline and OpenSim's reference on ``trial`` (OpenSim's files into ``folder``, and ours, tables
+    and OpenSim files, into ``folder/ours`` when ``write``); the comparison rows (``compare``)."""
+    from mocap_dynamics.solver.pipeline import run
+    from mocap_dynamics.solver.results import write_results
+    static = next(iter(p for p in trial.parent.glob("*_static1.trc") if trial.stem.startswith(
+        p.name.removesuffix("_static1.trc"))), None)
+    if options.static is None and static is not None and static != trial:
+        options = replace(options, static=str(static))
+    folder.mkdir(parents=True, exist_ok=True)
+    reference, mass, ik_file = opensim_reference(trial, cutoff, folder)
+    result = run(trial, replace(options, until="contact"))
+    if write:
+        write_results(result, folder / "ours", opensim=True)
+    return compare(result, reference, mass, ik_file)
+
+
+def main(argv=None) -> int:
+    load_package()
+    from mocap_dynamics.solver.cli import OneLineParser, add_pipeline_arguments, guarded, pipeline_options
+    parser = OneLineParser(prog="compare_opensim_id.py", description=__doc__.split("\n")[0])
+    parser.add_argument("trials", nargs="+", help="TRC trials with an OpenSim reference beside them")
+    parser.add_argument("--opensim-cutoff", type=float, default=6.0, metavar="HZ",
+                        help="OpenSim's low-pass cutoff of the IK coordinates (default 6; -1: none)")
+    parser.add_argument("--out", metavar="DIR", help="keep OpenSim's files, ours (tables and OpenSim files, in "
+                                                     "TRIAL/ours) and a comparison.json here")
+    parser.add_argument("--json", action="store_true", help="print the rows as JSON too")
+    add_pipeline_arguments(parser, per_trial=False)
+    args = parser.parse_args(argv)
+
+    def work():
+        import opensim
+        opensim.Logger.setLevelString("error")  # not its missing display meshes
+        options = pipeline_options(args)
+        root = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="compare_opensim_id_"))
+        settings = (f"ours: cutoff {options.cutoff or 'none'}, {options.derivatives} differences, contact "
+                    f"{options.contact_forces}; OpenSim: cutoff {args.opensim_cutoff:g} Hz")
+        everything = {}
+        for trial in (Path(t).resolve() for t in args.trials):
+            rows = compare_trial(trial, options, args.opensim_cutoff, root / trial.stem, write=bool(args.out))
+            print_table(trial.stem, rows, settings)
+            everything[trial.stem] = rows
+        if args.out:
+            (root / "comparison.json").write_text(json.dumps(everything, indent=2))
+        if args.json:
+            print(json.dumps(everything, indent=2))
+        return everything
+
+    return guarded(work)[0]
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,56 @@
+"""Joint markers: a marker on a joint's axis (epicondyle, malleolus) belongs to the proximal segment.
+
+Such a marker is rigid with both segments the joint links, so the motion alone
+may put it on either; the common marker sets (Plug-in Gait, CMU, OpenCap, Vicon)
+put it on the proximal one (knee markers on the thigh, malleoli on the shank,
+epicondyles of the humerus on the upper arm). ``move_joint_markers`` finds them
+on the distal segment by geometry and motion together.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .identification import Identification
+
+#: Joint markers keep their distance to the proximal segment's proximal joint this many times steadier ...
+AXIS_RATIO = 2.0
+#: ... and lie this far [m] nearer that joint, along the limb, than the segment's other markers ...
+JOINT_GAP = 0.025
+#: ... and at most this far [m] beyond the joint centre along the limb (when the joint was found).
+JOINT_DEPTH = 0.06
+
+
+def move_joint_markers(markers: np.ndarray, ident: Identification, proximal: str, distal: str, origin_name: str,
+                       joint: str) -> list:
+    """Joint markers (epicondyles, malleoli) on segment ``distal`` move to ``proximal``: the distal
+    segment's markers nearest the proximal segment along the limb, ``JOINT_GAP`` clear of the others and
+    at most ``JOINT_DEPTH`` beyond the ``joint`` centre (unless the proximal segment has fewer than two
+    markers: a functional centre can be centimetres off), whose distance to the proximal segment's own
+    proximal joint (``origin_name``) stays as constant as a bone's (``AXIS_RATIO`` times steadier than the
+    other distal markers'). Returns the markers moved."""
+    own = ident.markers_of(distal)
+    if origin_name not in ident.joints or len(own) < 2:
+        return []
+    origin = ident.joints[origin_name].centre
+    with np.errstate(invalid="ignore"):
+        centroid = np.nanmean(markers[:, own], axis=1)
+        u = (centroid - origin) / np.linalg.norm(centroid - origin, axis=1, keepdims=True)
+        depth = {i: float(np.nanmedian(np.sum((markers[:, i] - origin) * u, axis=1))) for i in own}
+        steady = {i: float(np.nanstd(np.linalg.norm(markers[:, i] - origin, axis=1))) for i in own}
+        at_joint = (float(np.nanmedian(np.sum((ident.joints[joint].centre - origin) * u, axis=1)))
+                    if joint in ident.joints else None)
+    order = sorted(own, key=depth.get)
+    gaps = [depth[b] - depth[a] for a, b in zip(order, order[1:])]
+    first_gap = next((k for k, g in enumerate(gaps) if g > JOINT_GAP), None)
+    if first_gap is None or first_gap > 1:
+        return []
+    candidates, rest = order[:first_gap + 1], order[first_gap + 1:]
+    reference = np.median([steady[i] for i in rest])
+    short = len(ident.markers_of(proximal)) < 2  # a segment needs two markers: trust the marker over the centre
+    moved = [i for i in candidates if steady[i] * AXIS_RATIO < reference
+             and (at_joint is None or short or depth[i] - at_joint < JOINT_DEPTH)]
+    for i in moved:
+        ident.segment[i] = proximal
+        ident.method[i] = "joint marker"
+    return moved
