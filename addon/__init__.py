@@ -1,8 +1,8 @@
 """The Blender half: operators, sidebar, keying and visuals. It converts solver results to Blender data and back."""
 
-from . import importer, mapping, panels, properties, render_operator, session, steps
+from . import first_use, importer, mapping, panels, properties, render_operator, session, steps
 
-_MODULES = (properties, session, mapping, importer, steps, render_operator, panels)
+_MODULES = (properties, session, mapping, importer, steps, render_operator, panels, first_use)
 
 
 def register():

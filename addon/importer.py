@@ -15,6 +15,7 @@ from bpy_extras.io_utils import ImportHelper, poll_file_object_drop
 from ..solver.errors import MocapError
 from ..solver.io import ImportOptions
 from ..solver.pipeline import PipelineOptions, run
+from .first_use import warm_up
 from .jobs import Job, JobOperator, busy
 from .process import build_scene
 from .trial_scene import SceneOptions
@@ -109,6 +110,7 @@ class MOCAP_DYNAMICS_OT_import_markers(JobOperator, bpy.types.Operator, ImportHe
         return pipeline, scene
 
     def job(self, context):
+        warm_up()  # the kernels compile meanwhile, unless the extension did it when it was enabled
         return import_job(self._paths(), *self._options())
 
     def finished(self, context, outcome):
