@@ -58,6 +58,7 @@ bench: $(VENV)/.installed $(VENVPEERS)/.installed
 	$(PY) scripts/bench_zerog.py
 	$(PY) scripts/bench_render.py
 	$(PY) scripts/bench_discovery.py
+	$(PY) scripts/bench_retarget.py
 
 ## Installable extension zips (one per platform) in dist/, built by Blender's own extension CLI
 extension: $(VENV)/.installed

@@ -102,10 +102,10 @@ def build_armature(context: bpy.types.Context, model: BodyModel, collection: bpy
         edit_bones.remove(bone)
     for k, seg in enumerate(model.segments):
         bone = edit_bones.new(seg.name)
+        bone.tail = (0.0, max(seg.length, MIN_BONE_LENGTH), 0.0)  # a new bone has no length for the matrix to keep
         matrix = Matrix(rest_rot[k].tolist()).to_4x4()
         matrix.translation = heads[k]
         bone.matrix = matrix
-        bone.length = max(seg.length, MIN_BONE_LENGTH)
         if seg.parent >= 0:
             bone.parent = edit_bones[model.segments[seg.parent].name]
     bpy.ops.object.mode_set(mode="OBJECT")

@@ -5,7 +5,9 @@
 - the estimated ground reaction force of each foot as an arrow at its centre
   of pressure (green; measured plate forces stay orange beside them);
 - an arrow at every contact point that carries load at some time;
-- vertical GRF, estimated and measured, as Graph Editor curves on the rig.
+- vertical GRF, estimated and measured, as Graph Editor curves on the rig;
+- each foot's stances as keyed booleans on the rig and heel strikes and toe
+  offs as timeline markers (``retarget_events``).
 """
 
 from __future__ import annotations
@@ -17,11 +19,13 @@ from mathutils import Matrix
 
 from ..solver.contact import Contact
 from ..solver.io.trial import Trial
+from ..solver.retarget import foot_contacts
 from ..solver.rotations import quat_to_matrix, quat_z_to
 from .arrows import create_arrow, key_arrow
 from .collections import child_collection
 from .keying import Channel, key_channels
 from .materials import material
+from .retarget_events import key_contact_events
 
 ACTIVE_POINT_FRACTION = 0.02  # a contact point gets an arrow if it ever carries 2 % of body weight
 GRID_MARGIN = 0.5  # m around the contact points' footprint
@@ -91,3 +95,4 @@ def build_contact_visuals(contact: Contact, trial: Trial, trial_collection: bpy.
     for name in curves:
         rig[name] = 0.0
     key_channels(rig, [Channel(f'["{name}"]', 0, frames, values, group="Contact") for name, values in curves.items()])
+    key_contact_events(rig, foot_contacts(contact), frames, scene)

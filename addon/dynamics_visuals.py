@@ -37,7 +37,7 @@ def _disk_mesh(kind: str) -> bpy.types.Mesh:
         bm, cap_ends=True, segments=32, radius1=1.0, radius2=1.0, depth=DISK_THICKNESS))
 
 
-def _torque_disk(name: str, collection: bpy.types.Collection, scene: bpy.types.Scene) -> bpy.types.Object:
+def torque_disk(name: str, collection: bpy.types.Collection, scene: bpy.types.Scene) -> bpy.types.Object:
     """A keyed root (``torque_Nm``, ``power_W``) with a generating and an absorbing disk under it."""
     root = bpy.data.objects.new(name, None)
     root.empty_display_type = "CIRCLE"
@@ -84,7 +84,7 @@ def build_dynamics_visuals(context: bpy.types.Context, dynamics: Dynamics, trial
     for k, seg in enumerate(model.segments[1:], start=1):
         if seg.joint == "weld":
             continue
-        disk = _torque_disk(f"{seg.name} torque", collection, scene)
+        disk = torque_disk(f"{seg.name} torque", collection, scene)
         orientation = quat_continuity(quat_z_to(torque[:, k]))
         key_channels(disk, vector_channels("location", frames, positions[:, k], group="Disk")
                      + vector_channels("rotation_quaternion", frames, orientation, group="Disk")

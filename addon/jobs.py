@@ -13,12 +13,14 @@ the same job runs synchronously and its progress is printed.
 
 from __future__ import annotations
 
+import contextvars
 import threading
 from typing import Callable
 
 import bpy
 
 from ..solver.errors import MocapError
+from .messages import sidebar_messages
 
 #: Seconds between two looks at a running job.
 TICK = 0.1
@@ -41,6 +43,7 @@ class Job:
         self.fraction, self.message = 0.0, label
         self.result, self.error, self.cancelled = None, None, False
         self._compute, self._apply = compute, apply
+        self._context = contextvars.copy_context()  # e.g. the sidebar's spelling of options in messages
         self._stop = threading.Event()
         self._outcome = None  # (value, exception) once computed
         self._over = False
@@ -56,7 +59,7 @@ class Job:
 
     def _work(self) -> None:
         try:
-            self._outcome = (self._compute(self.progress), None)
+            self._outcome = (self._context.run(self._compute, self.progress), None)
         except BaseException as error:  # handed to the main thread by ``tick``
             self._outcome = (None, error)
 
@@ -91,7 +94,7 @@ class Job:
             return True
         if error is None:
             try:
-                self.result = self._apply(value)
+                self.result = self._context.run(self._apply, value)
             except MocapError as failure:
                 error = failure
         if error is not None and not isinstance(error, MocapError):
@@ -137,7 +140,8 @@ class JobOperator:
         if busy():
             self.report({"ERROR"}, f"{running().label} is running. Wait for it, or press Esc to cancel it.")
             return {"CANCELLED"}
-        job = self.job(context)
+        with sidebar_messages():
+            job = self.job(context)
         if job is None:
             return {"CANCELLED"}
         if _headless(context):

@@ -32,6 +32,13 @@ class Channel:
     interpolation: str = "LINEAR"
     group: str = ""
 
+    def at(self, frames: np.ndarray) -> np.ndarray:
+        """The curve's values at ``frames``: linear between keys (or the last key's value for CONSTANT),
+        the first or last key's value outside them."""
+        if self.interpolation == "CONSTANT":
+            return self.values[np.clip(np.searchsorted(self.frames, frames, side="right") - 1, 0, None)]
+        return np.interp(frames, self.frames, self.values)
+
 
 def shared_action(name: str) -> bpy.types.Action | None:
     """A new action that many objects key into, one slot each (Blender 4.4+); None where actions cannot be shared."""
@@ -58,6 +65,39 @@ def _channel_owner(id_data: bpy.types.ID, action_name: str, shared: bpy.types.Ac
     layer = action.layers[0] if action.layers else action.layers.new("Layer")
     strip = layer.strips[0] if layer.strips else layer.strips.new(type="KEYFRAME")
     return strip.channelbag(slot) or strip.channelbags.new(slot)
+
+
+def _fcurves(id_data: bpy.types.ID, action: bpy.types.Action):
+    """The F-curves ``action`` holds for ``id_data`` (its slot's channelbag on Blender 4.4+), or ()."""
+    if not _SLOTTED:
+        return action.fcurves
+    anim = id_data.animation_data
+    slot = anim.action_slot if anim is not None and anim.action == action else None
+    slot = slot or next((s for s in action.slots if s.identifier[2:] == id_data.name), None)
+    if slot is None and len(action.slots) == 1:
+        slot = action.slots[0]
+    bag = next((strip.channelbag(slot) for layer in action.layers for strip in layer.strips), None) \
+        if slot is not None else None
+    return bag.fcurves if bag is not None else ()
+
+
+def read_channels(id_data: bpy.types.ID, action: bpy.types.Action | None = None) -> list[Channel]:
+    """Every F-curve of ``action`` (default: ``id_data``'s active action) for ``id_data``, keys read whole with
+    ``foreach_get``; each channel's interpolation is its first key's."""
+    anim = id_data.animation_data
+    action = action or (anim.action if anim is not None else None)
+    if action is None:
+        return []
+    out = []
+    for fc in _fcurves(id_data, action):
+        n = len(fc.keyframe_points)
+        if n == 0:
+            continue
+        co = np.empty(2 * n, dtype=np.float32)
+        fc.keyframe_points.foreach_get("co", co)
+        out.append(Channel(fc.data_path, fc.array_index, co[0::2].astype(float), co[1::2].astype(float),
+                           fc.keyframe_points[0].interpolation, fc.group.name if fc.group else ""))
+    return out
 
 
 def assign_action(id_data: bpy.types.ID, action: bpy.types.Action) -> None:
@@ -108,10 +148,14 @@ def vector_channels(data_path: str, frames: np.ndarray, values: np.ndarray, **kw
     return [Channel(data_path, k, frames, values[:, k], **kwargs) for k in range(values.shape[1])]
 
 
+def step_channel(data_path: str, frames: np.ndarray, values: np.ndarray, group: str = "") -> Channel:
+    """A constant-interpolation channel keyed only where ``values`` change (and at the first frame)."""
+    values = np.asarray(values, dtype=float)
+    change = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
+    return Channel(data_path, 0, np.asarray(frames)[change], values[change], interpolation="CONSTANT", group=group)
+
+
 def visibility_channels(frames: np.ndarray, visible: np.ndarray) -> list[Channel]:
     """``hide_viewport``/``hide_render`` keyed only where visibility changes (constant interpolation)."""
-    visible = np.asarray(visible, dtype=bool)
-    change = np.flatnonzero(np.r_[True, visible[1:] != visible[:-1]])
-    hidden = (~visible[change]).astype(float)
-    return [Channel(path, 0, np.asarray(frames)[change], hidden, interpolation="CONSTANT")
-            for path in ("hide_viewport", "hide_render")]
+    hidden = ~np.asarray(visible, dtype=bool)
+    return [step_channel(path, frames, hidden) for path in ("hide_viewport", "hide_render")]

@@ -16,6 +16,7 @@ from .importer import MOCAP_DYNAMICS_OT_import_markers
 from .jobs import running
 from .mapping import MOCAP_DYNAMICS_OT_read_marker_labels, MOCAP_DYNAMICS_OT_save_marker_set
 from .render_operator import MOCAP_DYNAMICS_OT_render_overlay
+from .retarget import ACTION_PROP, MOCAP_DYNAMICS_OT_retarget
 from .trial_scene import trial_metadata
 
 CATEGORY = "Mocap Dynamics"
@@ -279,8 +280,54 @@ class MOCAP_DYNAMICS_PT_visuals(_SubStep, bpy.types.Panel):
         self.layout.operator(MOCAP_DYNAMICS_OT_render_overlay.bl_idname, icon="RENDER_STILL")
 
 
+class MOCAP_DYNAMICS_PT_retarget(_SubStep, bpy.types.Panel):
+    bl_label = "8. Retarget"
+
+    def draw(self, context):
+        layout = self.layout
+        settings = context.scene.mocap_dynamics_retarget
+        col = layout.column(align=True)
+        col.prop(settings, "target")
+        col.prop(settings, "source")
+        row = col.row(align=True)
+        row.prop(settings, "foot_lock")
+        row.prop(settings, "blend")
+        col.prop(settings, "visuals")
+        target = settings.target
+        if target is None:
+            layout.label(text="Pick your character's armature.")
+            return
+        row = layout.row(align=True)
+        row.operator("mocap_dynamics.detect_mapping", icon="BONE_DATA")
+        row.operator("mocap_dynamics.save_mapping_preset", text="", icon="FILE_TICK")
+        row = layout.row(align=True)
+        row.prop(settings, "preset", text="")
+        row.operator("mocap_dynamics.load_mapping_preset", text="", icon="FILE_FOLDER")
+        table = settings.table(target) is not None
+        if table:
+            row = layout.row()
+            row.template_list("MOCAP_DYNAMICS_UL_bone_mapping", "", settings, "mapping", settings, "mapping_index",
+                              rows=6)
+            col = row.column(align=True)
+            col.operator("mocap_dynamics.mapping_row", text="", icon="ADD").remove = False
+            col.operator("mocap_dynamics.mapping_row", text="", icon="REMOVE").remove = True
+        else:
+            layout.label(text="Bones are detected when you retarget.")
+        op = layout.operator(MOCAP_DYNAMICS_OT_retarget.bl_idname, icon="ARMATURE_DATA")
+        op.target, op.source, op.use_table = target.name, settings.source, table
+        op.foot_lock, op.blend, op.visuals = settings.foot_lock, settings.blend, settings.visuals
+        layout.operator("mocap_dynamics.export_animation", icon="EXPORT").target = target.name
+        done = target.get(ACTION_PROP)
+        if done:
+            box = layout.box().column(align=True)
+            box.label(text=f"{done['action']}: {done['frames']} frames, {done['family']}")
+            box.label(text=f"Legs x{done['leg_length_ratio']:.2f}; {done['stances']} stances planted")
+            box.label(text=f"Contact slide {1000 * done['max_contact_slide_m']:.1f} mm, "
+                           f"hips lowered up to {1000 * done['max_hip_drop_m']:.0f} mm")
+
+
 class MOCAP_DYNAMICS_PT_export(_SubStep, bpy.types.Panel):
-    bl_label = "8. Export"
+    bl_label = "9. Export"
 
     def draw(self, context):
         self.layout.operator(MOCAP_DYNAMICS_OT_export_results.bl_idname, icon="EXPORT")
@@ -298,6 +345,7 @@ CLASSES = (
     MOCAP_DYNAMICS_PT_contact,
     MOCAP_DYNAMICS_PT_zero_gravity,
     MOCAP_DYNAMICS_PT_visuals,
+    MOCAP_DYNAMICS_PT_retarget,
     MOCAP_DYNAMICS_PT_export,
 )
 

@@ -6,6 +6,7 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, IntProperty, StringProperty
 
 from ..solver.errors import MocapError
+from .messages import sidebar_messages
 from .progress import ProgressReporter
 from .render import VIEWS, RenderOptions, render_overlay
 from .steps import active_trial
@@ -46,7 +47,7 @@ class MOCAP_DYNAMICS_OT_render_overlay(bpy.types.Operator):
                                 still=scene.frame_current if self.still else None, movie=self.movie,
                                 plates=self.plates)
         try:
-            with ProgressReporter(context) as progress:
+            with ProgressReporter(context) as progress, sidebar_messages():
                 written = render_overlay(scene, active_trial(context)[0], bpy.path.abspath(self.directory),
                                          options, progress)
         except MocapError as error:

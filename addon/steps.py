@@ -315,7 +315,7 @@ class MOCAP_DYNAMICS_OT_export_results(_Step, bpy.types.Operator):
         def compute(progress):
             result = run(source, options, progress, previous=previous)
             progress(1.0, f"writing the tables to {folder}")
-            return result, write_results(result, folder, opensim=opensim)
+            return result, write_results(result, folder, opensim=opensim, flag='"Folder"')
 
         def apply(value):
             result, written = value

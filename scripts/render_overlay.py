@@ -86,8 +86,9 @@ def run(args: argparse.Namespace) -> list[Path]:
     import bpy
 
     from mocap_dynamics.addon.render import RenderOptions, check, render_overlay
-    from mocap_dynamics.solver.cli import log, output_folder
+    from mocap_dynamics.solver.cli import log
     from mocap_dynamics.solver.errors import InputError
+    from mocap_dynamics.solver.io.atomic import make_folder, writable_folder
 
     blend = Path(args.blend)
     if not blend.is_file():
@@ -109,7 +110,8 @@ def run(args: argparse.Namespace) -> list[Path]:
                             still=still, sequence=args.sequence, movie=args.movie, plates=not args.no_plates,
                             samples=args.samples)
     check(scene, options)
-    return render_overlay(scene, collection, output_folder(args.out), options, progress=log)
+    out = make_folder(writable_folder(args.out, "--out"), "--out")
+    return render_overlay(scene, collection, out, options, progress=log)
 
 
 def main(argv: list[str] | None = None) -> int:

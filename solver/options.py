@@ -13,10 +13,11 @@ from pathlib import Path
 
 from .contact import FORCE_MODELS, SURFACE_MODELS
 from .dynamics import SCHEMES
-from .errors import InputError
+from .errors import InputError, option
 from .io import ImportOptions
 from .io.documents import parse_document
 from .kinematics.gap_fill import GapFillOptions
+from .plausibility import check_mass_range
 from .zerog import ZeroGravityOptions
 
 STAGES = ("import", "calibrate", "reconstruct", "dynamics", "contact", "zero_gravity")
@@ -87,34 +88,40 @@ class PipelineOptions:
 
     def __post_init__(self):
         if self.until not in STAGES:
-            raise InputError(f"Unknown pipeline stage {self.until!r}", f"use one of {', '.join(STAGES)}")
+            raise InputError(f"Unknown pipeline stage {option('until', self.until)}",
+                             f"use one of {', '.join(STAGES)}")
         if self.method not in ("otm", "lee"):
-            raise InputError(f"Unknown reconstruction method {self.method!r}", "use 'otm' or 'lee'")
+            raise InputError(f"Unknown reconstruction method {option('method', self.method)}", "use otm or lee")
         if self.otm_mode not in ("fast", "paper"):
-            raise InputError(f"Unknown OTM mode {self.otm_mode!r}", "use 'fast' or 'paper'")
+            raise InputError(f"Unknown OTM mode {option('otm_mode', self.otm_mode)}", "use fast or paper")
         if self.contact_forces not in FORCE_MODELS:
-            raise InputError(f"Unknown contact force model {self.contact_forces!r}",
-                             f"use {' or '.join(repr(m) for m in FORCE_MODELS)}")
+            raise InputError(f"Unknown contact force model {option('contact_forces', self.contact_forces)}",
+                             f"use {' or '.join(FORCE_MODELS)}")
         if self.surfaces is not None and self.surfaces not in SURFACE_MODELS:
-            raise InputError(f"Unknown contact surfaces {self.surfaces!r}",
-                             f"use {' or '.join(repr(m) for m in SURFACE_MODELS)}")
+            raise InputError(f"Unknown contact surfaces {option('surfaces', self.surfaces)}",
+                             f"use {' or '.join(SURFACE_MODELS)}")
         if self.contact_forces == "spring" and self.surfaces == "detected":
-            raise InputError("Conflicting contact options: spring forces need the paper's plane (eq. 10), not "
-                             "surfaces detected from resting points", "use surfaces 'plane' with spring forces, or "
-                                                                      "per-frame forces on detected surfaces")
+            raise InputError(f"Conflicting contact options: {option('contact_forces', 'spring')} needs the paper's "
+                             "plane (eq. 10), not surfaces detected from resting points",
+                             f"use {option('surfaces', 'plane')} with spring forces, or per_frame forces on "
+                             "detected surfaces")
         if self.derivatives not in SCHEMES:
-            raise InputError(f"Unknown derivatives {self.derivatives!r}", f"use {' or '.join(map(repr, SCHEMES))}")
+            raise InputError(f"Unknown derivatives {option('derivatives', self.derivatives)}",
+                             f"use {' or '.join(SCHEMES)}")
         if self.cutoff is None or self.cutoff == "None":
             object.__setattr__(self, "cutoff", "none")
         if not isinstance(self.opensim, bool):
-            raise InputError(f"Option opensim = {self.opensim!r} is not true or false", "write opensim = true")
+            raise InputError(f"Option {option('opensim', self.opensim)} is not true or false",
+                             "set it to true or false")
         for name, optional in (("mass", True), ("tolerance", False), ("cutoff", True)):
             if name == "cutoff" and self.cutoff in ("auto", "none"):
                 continue
             value = getattr(self, name)
             if (value is None and not optional) or (value is not None and (
                     isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0)):
-                raise InputError(f"Option {name} = {value!r} is not a positive number", f"give {name} in SI units")
+                raise InputError(f"{option(name, value)} is not a positive number", f"give {name} in SI units")
+        if self.mass is not None:
+            check_mass_range(self.mass)
 
     @property
     def filter_cutoff(self) -> float | str | None:

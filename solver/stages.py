@@ -31,11 +31,13 @@ from .io.trial import Trial
 from .kinematics import reconstruct
 from .kinematics.gap_fill import fill_gaps
 from .kinematics.lee import estimate_lee
+from .kinematics.marker_outliers import drop_marker_outliers
 from .model import calibrate, with_body_mass
 from .model.discovery import discover_markerset
 from .model.markersets import normalize
 from .opensim.inertia import apply_opensim_inertia
 from .options import DISCOVER, READ_BY, PipelineOptions
+from .plausibility import check_body, explain_empty_markers
 from .zerog import zero_gravity_variant
 
 Progress = Callable[[float, str], None]
@@ -114,11 +116,16 @@ def _calibrated(trial: Trial, static: Trial | None, options: PipelineOptions, pr
 def _calibrate(path, state: dict, options: PipelineOptions, progress: Progress) -> dict:
     progress(0.0, f"calibrating the {options.template} body model")
     static = read_trial(options.static, options, "auto") if options.static else None
-    model, discovery = _calibrated(state["trial"], static, options, progress)
+    trial = state["trial"]
+    try:
+        model, discovery = _calibrated(trial, static, options, progress)
+    except ModelError as error:
+        raise explain_empty_markers(error, trial) from None
     if options.opensim_model:
         model = apply_opensim_inertia(model, options.opensim_model)
+    model = check_body(model, trial, static)  # units and mass plausible, or one line saying why not
     progress(1.0, f"body model: {len(model.segments)} segments, {model.total_mass:.1f} kg ({model.mass_source})")
-    return {"model": model, "discovery": discovery}
+    return {"model": model, "discovery": discovery, "trial": drop_marker_outliers(trial, model)}
 
 
 def _gap_fill(path, state: dict, options: PipelineOptions, progress: Progress) -> dict:

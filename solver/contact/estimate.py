@@ -116,8 +116,9 @@ def _per_frame_by_surface(dynamics: Dynamics, surfaces: tuple[Surface, ...], pos
                           frames: np.ndarray | slice = slice(None)) -> np.ndarray:
     """Per-frame point forces (``per_frame``) on ``frames``, by surface: (S, T, K, 3) [N]."""
     weight = dynamics.model.total_mass * float(np.linalg.norm(dynamics.gravity))
+    centre_of_mass = dynamics.model.body_com(dynamics.q[frames])
     return per_frame_forces(dynamics.root_wrench[frames], dynamics.root_origin[frames], positions[frames],
-                            surfaces, weight, torque_weight, options, constants)
+                            surfaces, weight, torque_weight, options, constants, centre_of_mass)
 
 
 def _wrench_left(dynamics: Dynamics, positions: np.ndarray, forces: np.ndarray, frames, torque_weight: float

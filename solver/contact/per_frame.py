@@ -33,6 +33,17 @@ compiles in a fraction of a parallel kernel's time. The activations and the
 cone edges are computed beforehand for all frames at once (numpy), so the
 kernel only assembles and solves.
 
+A second prior, also beyond the paper (``toward_centre_of_mass`` γ = 2; 0 turns
+it off): an edge's penalty is multiplied by ``1 + γ (|u_k| - s_e·u_k)`` with
+``u_k`` the direction from the point to the body's centre of mass projected
+on the surface and ``s_e`` the edge's unit slant along the surface: edges
+leaning away from the centre of mass cost more. The equations fix only the
+total horizontal force, not how two feet share it; a foot's ground reaction
+leans toward the centre of mass (it brakes in front, propels behind), and
+the prior says so. Validated on the real walks (the joint moments from motion
+alone follow those with the plates at mean r 0.88 instead of 0.78); it costs
+sit-to-stand about 3 % BW of vertical RMSE (README).
+
 Choices (each a field of ``PerFrameOptions``): ``friction`` μ = 0.8 (shoe on
 a lab floor; walking needs about 0.2-0.3), ``regularisation`` λ = 1e-3 (a
 fully active point pushing with a quarter of the body weight costs as much
@@ -60,17 +71,18 @@ NNLS_TOLERANCE = 1e-12
 
 @dataclass(frozen=True)
 class PerFrameOptions:
-    """Friction coefficient μ, Tikhonov weight λ (body-weight units) and the activation below which a point
-    carries nothing (see the module docstring)."""
+    """Friction coefficient μ, Tikhonov weight λ (body-weight units), the activation below which a point
+    carries nothing, and the gain γ of the lean toward the centre of mass (see the module docstring)."""
 
     friction: float = 0.8
     regularisation: float = 1e-3
     min_activation: float = 1e-3
+    toward_centre_of_mass: float = 2.0
 
     def __post_init__(self):
-        for name in ("friction", "regularisation", "min_activation"):
+        for name in ("friction", "regularisation", "min_activation", "toward_centre_of_mass"):
             value = getattr(self, name)
-            if not (isinstance(value, (int, float)) and value > 0):
+            if not (isinstance(value, (int, float)) and (value > 0 or name == "toward_centre_of_mass" and value == 0)):
                 raise SolverError(f"Per-frame contact option {name} = {value!r} is not a positive number",
                                   "e.g. friction=0.8, regularisation=1e-3")
 
@@ -171,7 +183,7 @@ def activations(points: np.ndarray, arrays: SurfaceArrays, constants: ContactCon
 
 
 @njit(cache=True, nogil=True)
-def _solve_frames(wrench, arms, activation, face, edges, rows, regularisation, min_activation):
+def _solve_frames(wrench, arms, activation, face, edges, slant, rows, regularisation, min_activation, toward, gain):
     """Point forces (T, K, 3) per unit body weight: each frame's (*) on its active points, in order, each
     frame starting from the free edges of the one before. ``wrench`` (T, 6) root wrench per body weight,
     ``arms`` (T, K, 3) points relative to the root origin, ``edges`` (F, 4, 3) each face's cone edges."""
@@ -208,7 +220,10 @@ def _solve_frames(wrench, arms, activation, face, edges, rows, regularisation, m
                 columns[3, a] = rows[3] * (ry * ez - rz * ey)
                 columns[4, a] = rows[4] * (rz * ex - rx * ez)
                 columns[5, a] = rows[5] * (rx * ey - ry * ex)
-                penalty[a] = regularisation / activation[t, k]
+                aligned = slant[face[t, k], e, 0] * toward[t, k, 0] + slant[face[t, k], e, 1] * toward[t, k, 1] \
+                    + slant[face[t, k], e, 2] * toward[t, k, 2]
+                reach = np.sqrt(toward[t, k, 0] ** 2 + toward[t, k, 1] ** 2 + toward[t, k, 2] ** 2)
+                penalty[a] = regularisation * (1.0 + gain * (reach - aligned)) / activation[t, k]
                 passive[a] = was_free[k, e]
         nnls_tikhonov(columns[:, :n], penalty[:n], b, passive[:n], c[:n])
         was_free[:, :] = False
@@ -225,7 +240,8 @@ def _solve_frames(wrench, arms, activation, face, edges, rows, regularisation, m
 
 def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.ndarray, surfaces, weight: float,
                      torque_weight: float = 1.0, options: PerFrameOptions = PerFrameOptions(),
-                     constants: ContactConstants = ContactConstants()) -> np.ndarray:
+                     constants: ContactConstants = ContactConstants(),
+                     centre_of_mass: np.ndarray | None = None) -> np.ndarray:
     """Point forces per surface (S, T, K, 3) [N] of (*) for root wrenches ``residual`` (T, 6) without
     contact, about ``root_origin`` (T, 3), at contact points ``points`` (T, K, 3) near ``surfaces`` (each
     point pushed by the surface that makes it most active); ``weight`` [N] the body weight. NaN in frames
@@ -236,10 +252,19 @@ def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.n
     points = np.asarray(points, dtype=float)
     activation, surface, face = activations(points, arrays, constants)
     rows = np.sqrt(np.array([1.0, 1.0, 1.0, torque_weight, torque_weight, torque_weight], dtype=float))
+    toward = np.zeros_like(points)
+    if centre_of_mass is not None and options.toward_centre_of_mass > 0:
+        toward = np.asarray(centre_of_mass)[:, None] - points
+        toward = np.nan_to_num(toward / np.linalg.norm(toward, axis=-1, keepdims=True))
+        normal = arrays.normals[face]  # the part of that direction along the surface
+        toward = toward - np.einsum("tki,tki->tk", toward, normal)[..., None] * normal
+    edges = cone_edges(arrays.normals, options.friction)
+    slant = edges - np.einsum("fei,fi->fe", edges, arrays.normals)[..., None] * arrays.normals[:, None]
+    slant /= np.linalg.norm(slant, axis=-1, keepdims=True)
     forces = weight * _solve_frames(np.ascontiguousarray(residual, dtype=float) / weight,
                                     np.ascontiguousarray(points - np.asarray(root_origin)[:, None]),
-                                    np.nan_to_num(activation), face, cone_edges(arrays.normals, options.friction),
-                                    rows, float(options.regularisation), float(options.min_activation))
+                                    np.nan_to_num(activation), face, edges, slant, rows, float(options.regularisation), float(options.min_activation),
+                                    toward, float(options.toward_centre_of_mass))
     by_surface = np.zeros((len(arrays.first_face) - 1,) + points.shape)
     t, k = np.indices(surface.shape)
     by_surface[surface, t, k] = forces

@@ -96,3 +96,28 @@ def test_real_walking_follows_the_plates(walking):
     assert {contacts["per_frame"].feet[e.foot] for e in per_frame.events} == {"foot_l", "foot_r"}
     assert np.all(np.abs(per_frame.onset_errors) < 0.1)
     assert contacts["per_frame"].warnings == contacts["spring"].warnings == ()
+
+
+def test_two_feet_share_a_vertical_load_leaning_toward_the_centre_of_mass():
+    """Two feet 60 cm apart under a centre of mass 1 m above their midpoint carry its weight: the equations
+    split the vertical load by the lever rule and leave the horizontal split free. Without the prior the feet
+    push straight up; with it the front foot brakes and the back one propels, equal and opposite."""
+    from mocap_dynamics.solver.contact import Surface
+    from mocap_dynamics.solver.contact.per_frame import per_frame_forces
+    corners = np.array([[dx, dy, 0.0] for dx in (-0.1, 0.1) for dy in (-0.04, 0.04)])
+    points = np.concatenate([corners + [-0.3, 0.0, 0.0], corners + [0.3, 0.0, 0.0]])[None]
+    root, centre = np.array([[0.0, 0.0, 1.0]]), np.array([[0.0, 0.0, 1.0]])
+    weight = 600.0
+    wrench = np.array([[0.0, 0.0, weight, 0.0, 0.0, 0.0]])  # about the root, which is the centre of mass
+    for gain in (0.0, 2.0):
+        forces = per_frame_forces(wrench, root, points, (Surface.floor(0.0),), weight,
+                                  options=PerFrameOptions(toward_centre_of_mass=gain), centre_of_mass=centre)[0, 0]
+        back, front = forces[:4].sum(0), forces[4:].sum(0)
+        np.testing.assert_allclose(back + front, [0.0, 0.0, weight], atol=1e-3 * weight)
+        np.testing.assert_allclose([back[2], front[2]], [weight / 2, weight / 2], atol=0.01 * weight)
+        if gain == 0.0:
+            assert abs(back[0]) < 1e-6 * weight and abs(front[0]) < 1e-6 * weight
+        else:
+            assert back[0] > 0.02 * weight and front[0] == pytest.approx(-back[0], abs=1e-3 * weight)
+    with pytest.raises(SolverError, match="toward_centre_of_mass"):
+        PerFrameOptions(toward_centre_of_mass=-1.0)
