@@ -40,17 +40,26 @@ FIELDS = {
 
 
 class SidebarSpelling(Spelling):
-    """Options as their sidebar fields: ``"Body Mass"``, ``"Units" set to Millimetres``."""
+    """Options as their sidebar fields: ``"Body Mass"``, ``"Units" set to Millimetres``. The fields' labels
+    and value names are read from the registered properties when the spelling is made (on the main thread),
+    so a worker thread's messages never touch bpy."""
+
+    def __init__(self):
+        self.labels = {}
+        for name in FIELDS:
+            prop = field(name)
+            if prop is not None:
+                items = {item.identifier: item.name for item in prop.enum_items} if prop.type == "ENUM" else {}
+                self.labels[name] = (prop.name, items)
 
     def spell(self, name: str, value=UNSET, hint: str = "value") -> str:
-        prop = field(name)
-        if prop is None:  # not a sidebar field: the Python spelling
+        if name not in self.labels:  # not a sidebar field: the Python spelling
             return super().spell(name, value, hint)
+        label, items = self.labels[name]
         if value is UNSET:
-            return f'"{prop.name}"'
-        items = prop.enum_items if prop.type == "ENUM" else {}
-        shown = items[value].name if value in items else f"{value:g}" if isinstance(value, float) else value
-        return f'"{prop.name}" set to {shown}'
+            return f'"{label}"'
+        shown = items.get(value, f"{value:g}" if isinstance(value, float) else value)
+        return f'"{label}" set to {shown}'
 
 
 def field(name: str):
@@ -66,9 +75,7 @@ def field(name: str):
     return rna.properties.get(prop)
 
 
-SIDEBAR = SidebarSpelling()
-
-
 def sidebar_messages():
-    """The block's messages name options by their sidebar fields."""
-    return spoken_as(SIDEBAR)
+    """The block's messages name options by their sidebar fields (a background job made inside the block
+    keeps this spelling in its worker thread: ``jobs.Job``)."""
+    return spoken_as(SidebarSpelling())
