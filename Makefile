@@ -59,6 +59,7 @@ bench: $(VENV)/.installed $(VENVPEERS)/.installed
 	$(PY) scripts/bench_render.py
 	$(PY) scripts/bench_discovery.py
 	$(PY) scripts/bench_retarget.py
+	$(PY) scripts/bench_first_use.py
 
 ## Installable extension zips (one per platform) in dist/, built by Blender's own extension CLI
 extension: $(VENV)/.installed

@@ -7,6 +7,7 @@ Blender registers it, so ``import <package>.solver`` works without Blender.
 
 
 def register():
+    _numba_cache_in_user_folder()  # before the add-on imports the solver (and the solver numba's kernels)
     from .addon import register as register_addon
 
     register_addon()
@@ -16,3 +17,21 @@ def unregister():
     from .addon import unregister as unregister_addon
 
     unregister_addon()
+
+
+def _numba_cache_in_user_folder() -> None:
+    """Keep numba's compiled kernels in the extension's user folder: numba's default, beside the sources, may be
+    read-only in an installed extension. A ``NUMBA_CACHE_DIR`` set by the user is kept."""
+    import os
+    import sys
+
+    import bpy
+
+    try:
+        folder = bpy.utils.extension_path_user(__package__, path="numba_cache", create=True)
+    except ValueError:  # a checkout registered as a plain add-on (as the tests do): numba's default
+        return
+    if "NUMBA_CACHE_DIR" not in os.environ:
+        os.environ["NUMBA_CACHE_DIR"] = folder
+        if "numba" in sys.modules:  # imported before (by another add-on), when it read its configuration
+            sys.modules["numba"].config.CACHE_DIR = folder

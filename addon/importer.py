@@ -1,4 +1,8 @@
-"""File > Import > Motion capture (.c3d, .trc), and drag-and-drop of those files into the 3D View."""
+"""File > Import > Motion capture (.c3d, .trc), and drag-and-drop of those files into the 3D View.
+
+The files are read in the background (``jobs``: a status line, Esc cancels and nothing is imported); each
+trial's collection is then built on the main thread.
+"""
 
 from __future__ import annotations
 
@@ -10,20 +14,53 @@ from bpy_extras.io_utils import ImportHelper, poll_file_object_drop
 
 from ..solver.errors import MocapError
 from ..solver.io import ImportOptions
-from ..solver.pipeline import PipelineOptions
-from .process import process_trial
-from .progress import ProgressReporter
+from ..solver.pipeline import PipelineOptions, run
+from .first_use import warm_up
+from .jobs import Job, JobOperator, busy
+from .process import build_scene
 from .trial_scene import SceneOptions
 
 EXTENSIONS = (".c3d", ".trc")
 
 
-class MOCAP_DYNAMICS_OT_import_markers(bpy.types.Operator, ImportHelper):
+def import_job(paths: list[Path], options: PipelineOptions, scene_options: SceneOptions) -> Job:
+    """Read every file in the background (a file that cannot be read is reported, the others imported); build
+    their collections on the main thread, the last one becoming the active trial. The job's result is
+    ``(imported, problems)``: ``(path, PipelineResult)`` pairs and one line per file that failed."""
+
+    def compute(progress):
+        read = []
+        for path in paths:
+            try:
+                read.append((path, run(path, options, lambda f, text: progress(f, f"{path.name}: {text}"))))
+            except MocapError as error:
+                read.append((path, error))
+        return read
+
+    def apply(read):
+        imported, problems = [], []
+        for path, outcome in read:
+            try:
+                if isinstance(outcome, MocapError):
+                    raise outcome
+                collection = build_scene(bpy.context, outcome, scene_options)
+            except MocapError as error:
+                problems.append(f"{path.name}: {error.one_line()}")
+                continue
+            bpy.context.scene.mocap_dynamics.active_trial = collection
+            imported.append((path, outcome))
+        return imported, problems
+
+    label = paths[0].name if len(paths) == 1 else f"{len(paths)} files"
+    return Job(f"Importing {label}", compute, apply)
+
+
+class MOCAP_DYNAMICS_OT_import_markers(JobOperator, bpy.types.Operator, ImportHelper):
     """Import a motion-capture recording: markers as animated empties, force plates with GRF arrows"""
 
     bl_idname = "mocap_dynamics.import_markers"
     bl_label = "Import Motion Capture"
-    bl_options = {"REGISTER", "UNDO", "PRESET"}
+    bl_options = {"UNDO", "PRESET"}
 
     filter_glob: StringProperty(default="*.c3d;*.trc", options={"HIDDEN"})
     directory: StringProperty(subtype="DIR_PATH", options={"SKIP_SAVE", "HIDDEN"})
@@ -48,6 +85,10 @@ class MOCAP_DYNAMICS_OT_import_markers(bpy.types.Operator, ImportHelper):
     marker_display: EnumProperty(name="Marker Display", default="SPHERE", items=[
         ("SPHERE", "Sphere", ""), ("PLAIN_AXES", "Plain Axes", ""), ("CUBE", "Cube", ""), ("ARROWS", "Arrows", "")])
 
+    @classmethod
+    def poll(cls, context):
+        return not busy()
+
     def invoke(self, context, event):
         if self.directory and self.files:  # dropped onto the 3D View: ask for options, then import
             return self.invoke_popup(context)
@@ -68,23 +109,20 @@ class MOCAP_DYNAMICS_OT_import_markers(bpy.types.Operator, ImportHelper):
                              marker_display=self.marker_display)
         return pipeline, scene
 
-    def execute(self, context):
-        pipeline, scene = self._options()
-        imported = 0
-        with ProgressReporter(context) as progress:
-            for path in self._paths():
-                try:
-                    result, collection = process_trial(context, path, pipeline, scene, progress)
-                except MocapError as error:
-                    self.report({"ERROR"}, f"{path.name}: {error.one_line()}")
-                    continue
-                for warning in result.trial.warnings:
-                    self.report({"WARNING"}, f"{path.name}: {warning}")
-                context.scene.mocap_dynamics.active_trial = collection
-                imported += 1
+    def job(self, context):
+        warm_up()  # the kernels compile meanwhile, unless the extension did it when it was enabled
+        return import_job(self._paths(), *self._options())
+
+    def finished(self, context, outcome):
+        imported, problems = outcome
+        for problem in problems:
+            self.report({"ERROR"}, problem)
+        for path, result in imported:
+            for warning in result.trial.warnings:
+                self.report({"WARNING"}, f"{path.name}: {warning}")
         if not imported:
             return {"CANCELLED"}
-        self.report({"INFO"}, f"Imported {imported} trial(s)")
+        self.report({"INFO"}, f"Imported {len(imported)} trial(s)")
         return {"FINISHED"}
 
     def draw(self, context):

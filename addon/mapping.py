@@ -17,10 +17,11 @@ from bpy.props import CollectionProperty, EnumProperty, IntProperty, StringPrope
 from bpy_extras.io_utils import ExportHelper
 
 from ..solver.errors import MocapError
-from ..solver.io import ImportOptions, load_trial
+from ..solver.io import load_trial
 from ..solver.io.atomic import write_text
 from ..solver.model.markersets import from_rows, landmarks_by_label, markerset_toml
 from ..solver.model.vocabulary import CONCEPTS, interpret
+from .session import stored_options
 from .trial_scene import trial_metadata
 
 IGNORE = "ignore"
@@ -107,7 +108,7 @@ class MOCAP_DYNAMICS_OT_read_marker_labels(bpy.types.Operator):
     def execute(self, context):
         collection, meta = _active(context)
         try:
-            trial = load_trial(meta["source"], ImportOptions(**meta.get("options", {}).get("import_options", {})))
+            trial = load_trial(meta["source"], stored_options(meta).import_options)
         except MocapError as error:
             self.report({"ERROR"}, error.one_line())
             return {"CANCELLED"}

@@ -13,6 +13,7 @@ from .steps import (MOCAP_DYNAMICS_OT_build_armature, MOCAP_DYNAMICS_OT_estimate
                     MOCAP_DYNAMICS_OT_export_results, MOCAP_DYNAMICS_OT_inverse_dynamics, MOCAP_DYNAMICS_OT_reconstruct,
                     MOCAP_DYNAMICS_OT_run_all, MOCAP_DYNAMICS_OT_zero_gravity, active_trial)
 from .importer import MOCAP_DYNAMICS_OT_import_markers
+from .jobs import running
 from .mapping import MOCAP_DYNAMICS_OT_read_marker_labels, MOCAP_DYNAMICS_OT_save_marker_set
 from .render_operator import MOCAP_DYNAMICS_OT_render_overlay
 from .retarget import ACTION_PROP, MOCAP_DYNAMICS_OT_retarget
@@ -34,6 +35,11 @@ class MOCAP_DYNAMICS_PT_main(_Step, bpy.types.Panel):
     def draw(self, context):
         self.layout.label(text="Motion capture to physics, step by step.")
         self.layout.operator(MOCAP_DYNAMICS_OT_run_all.bl_idname, icon="PLAY")
+        job = running()
+        if job is not None:
+            box = self.layout.box()
+            box.label(text=f"{job.label} (Esc: cancel)", icon="SORTTIME")
+            box.progress(factor=job.fraction, type="BAR", text=job.message)
 
 
 class _SubStep(_Step):

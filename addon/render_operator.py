@@ -11,6 +11,7 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, IntProperty, StringProperty
 
 from ..solver.errors import MocapError
+from .messages import sidebar_messages
 from .progress import ProgressReporter
 from .render import BACKGROUNDS, CAMERAS, VIEWS, RenderOptions, render_overlay
 from .render_plots import DEFAULT_JOINT
@@ -81,7 +82,7 @@ class MOCAP_DYNAMICS_OT_render_overlay(bpy.types.Operator):
                                 plots=self.plots, joint=self.joint, background=self.background,
                                 transparent_body=self.transparent_body)
         try:
-            with ProgressReporter(context) as progress:
+            with ProgressReporter(context) as progress, sidebar_messages():
                 written = render_overlay(scene, active_trial(context)[0], bpy.path.abspath(self.directory),
                                          options, progress)
         except MocapError as error:

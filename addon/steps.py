@@ -1,8 +1,11 @@
 """Sidebar steps after import: body model, reconstruction, dynamics, export.
 
-Each step re-runs the one pipeline function on the active trial's source file
+Each step runs the one pipeline function on the active trial's source file
 with the options stored on its collection (plus the step's own), up to its
-stage, and extends the trial's collection with what it produced.
+stage, resuming from the trial's last result in this session (only what the
+step's options change is computed again), in the background with a status
+line and Esc to cancel (``jobs``); then it extends the trial's collection
+with what it produced.
 """
 
 from __future__ import annotations
@@ -13,15 +16,15 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, StringProperty
 
 from ..solver.errors import MocapError
-from ..solver.io import ImportOptions
 from ..solver.kinematics.gap_fill import GapFillOptions
 from ..solver.model import TEMPLATES
-from ..solver.pipeline import STAGES, PipelineOptions
+from ..solver.pipeline import STAGES, run
 from ..solver.results import write_results
 from ..solver.zerog import ZeroGravityOptions
+from .jobs import Job, JobOperator, busy
 from .mapping import fill_rows
-from .process import process_trial
-from .progress import ProgressReporter
+from .process import trial_job
+from .session import collection_of, keep_result, last_result, stored_options
 from .trial_scene import SceneOptions, trial_metadata
 
 
@@ -31,39 +34,34 @@ def active_trial(context: bpy.types.Context):
     return collection, trial_metadata(collection)
 
 
-def stored_options(meta: dict, **changes) -> PipelineOptions:
-    """The pipeline options a trial was imported with (as stored on its collection), with ``changes``."""
-    stored = meta.get("options", {})
-    imp = ImportOptions(**stored.get("import_options", {}))
-    keep = {k: stored[k] for k in ("grf", "template", "mass", "static", "markerset", "sex", "method", "otm_mode",
-                                   "tolerance", "cutoff", "derivatives", "contact_forces", "surfaces")
-            if k in stored}
-    keep["gap_fill"] = GapFillOptions(**stored.get("gap_fill", {}))
-    return PipelineOptions(import_options=imp, **{**keep, **changes})
-
-
-def run_step(operator: bpy.types.Operator, context: bpy.types.Context, until: str,
-             scene_options: SceneOptions = SceneOptions(), **changes):
-    """Run the pipeline on the active trial up to ``until``; report errors and warnings on ``operator``."""
+def step_job(context: bpy.types.Context, until: str, label: str, scene_options: SceneOptions = SceneOptions(),
+             **changes) -> Job:
+    """The job of a sidebar step: the pipeline on the active trial up to ``until`` with the trial's stored
+    options and ``changes``, then its collection extended. ``MocapError`` for options that do not go together."""
     collection, meta = active_trial(context)
-    try:
-        with ProgressReporter(context) as progress:
-            result, _ = process_trial(context, meta["source"], stored_options(meta, until=until, **changes),
-                                      scene_options, progress=progress, collection=collection)
-    except MocapError as error:
-        operator.report({"ERROR"}, error.one_line())
-        return None
+    options = stored_options(meta, until=until, **changes)
+    return trial_job(label, meta["source"], options, scene_options, collection)
+
+
+def report_warnings(operator: bpy.types.Operator, result) -> None:
     for warning in result.model.metadata["calibration"].warnings:
         operator.report({"WARNING"}, warning)
-    return result
 
 
-class _Step:
-    bl_options = {"REGISTER", "UNDO"}
+class _Step(JobOperator):
+    bl_options = {"UNDO"}
+
+    def step(self, context, until: str, scene_options: SceneOptions = SceneOptions(), **changes) -> Job | None:
+        """``step_job`` for this operator; None, with the reason reported, for bad options."""
+        try:
+            return step_job(context, until, self.bl_label, scene_options, **changes)
+        except MocapError as error:
+            self.report({"ERROR"}, error.one_line())
+            return None
 
     @classmethod
     def poll(cls, context):
-        return active_trial(context)[1] is not None
+        return not busy() and active_trial(context)[1] is not None
 
     def invoke(self, context, event):
         return context.window_manager.invoke_props_dialog(self)
@@ -101,13 +99,14 @@ class MOCAP_DYNAMICS_OT_build_armature(_Step, bpy.types.Operator):
             self.markerset_filepath = stored
         return super().invoke(context, event)
 
-    def execute(self, context):
-        result = run_step(self, context, "calibrate", template=self.template, mass=self.mass or None, sex=self.sex,
-                          static=bpy.path.abspath(self.static_filepath) or None,
-                          markerset=bpy.path.abspath(self.markerset_filepath) or None)
-        if result is None:
-            return {"CANCELLED"}
-        collection = active_trial(context)[0]
+    def job(self, context):
+        return self.step(context, "calibrate", template=self.template, mass=self.mass or None, sex=self.sex,
+                         static=bpy.path.abspath(self.static_filepath) or None,
+                         markerset=bpy.path.abspath(self.markerset_filepath) or None)
+
+    def finished(self, context, outcome):
+        result, collection = outcome
+        report_warnings(self, result)
         if not collection.mocap_dynamics_markers:
             fill_rows(collection, result.trial.labels, result.trial.metadata.get("point_descriptions"))
         model = result.model
@@ -143,13 +142,15 @@ class MOCAP_DYNAMICS_OT_reconstruct(_Step, bpy.types.Operator):
         self.max_gap = stored.get("max_gap_s", _GAP_FILL.max_gap_s)
         return super().invoke(context, event)
 
-    def execute(self, context):
+    def job(self, context):
         stored = stored_options(active_trial(context)[1]).gap_fill
         gap_fill = replace(stored, method=self.gap_fill, max_gap_s=self.max_gap)
-        result = run_step(self, context, "reconstruct", method=self.method, otm_mode=self.mode,
-                          tolerance=self.tolerance, gap_fill=gap_fill)
-        if result is None:
-            return {"CANCELLED"}
+        return self.step(context, "reconstruct", method=self.method, otm_mode=self.mode,
+                         tolerance=self.tolerance, gap_fill=gap_fill)
+
+    def finished(self, context, outcome):
+        result, _ = outcome
+        report_warnings(self, result)
         filled = result.gap_fill.summary()
         if filled["samples_filled"]:
             self.report({"INFO"}, f"gap filling: {filled['samples_filled']} samples of {len(filled['markers'])} "
@@ -179,12 +180,14 @@ class MOCAP_DYNAMICS_OT_inverse_dynamics(_Step, bpy.types.Operator):
         ("forward", "Forward (paper)", "The paper's forward differences, consistent with Euler integration")])
     per_kg: BoolProperty(name="Per kg Body Mass", description="Show torque and force curves per kg body mass")
 
-    def execute(self, context):
+    def job(self, context):
         cutoff = self.cutoff if self.filter == "fixed" else self.filter
-        result = run_step(self, context, "dynamics", SceneOptions(per_kg=self.per_kg), cutoff=cutoff,
-                          derivatives=self.derivatives)
-        if result is None:
-            return {"CANCELLED"}
+        return self.step(context, "dynamics", SceneOptions(per_kg=self.per_kg), cutoff=cutoff,
+                         derivatives=self.derivatives)
+
+    def finished(self, context, outcome):
+        result, _ = outcome
+        report_warnings(self, result)
         figures = result.report()["dynamics"]
         self.report({"INFO"}, f"root residual force {figures['without_external_forces']['root_force_mean_percent_bw']:.0f} "
                               f"% body weight without contact forces")
@@ -209,11 +212,13 @@ class MOCAP_DYNAMICS_OT_estimate_contact(_Step, bpy.types.Operator):
                                             "body points rest"),
         ("plane", "One Plane (paper)", "One plane fitted to the root forces (eq. 10)")])
 
-    def execute(self, context):
-        result = run_step(self, context, "contact", contact_forces=self.forces,
-                          surfaces=None if self.surfaces == "auto" else self.surfaces)
-        if result is None:
-            return {"CANCELLED"}
+    def job(self, context):
+        return self.step(context, "contact", contact_forces=self.forces,
+                         surfaces=None if self.surfaces == "auto" else self.surfaces)
+
+    def finished(self, context, outcome):
+        result, _ = outcome
+        report_warnings(self, result)
         for warning in result.contact.warnings:
             self.report({"WARNING"}, warning)
         names = [surface["name"] for surface in result.contact.summary()["surfaces"]]
@@ -245,11 +250,13 @@ class MOCAP_DYNAMICS_OT_zero_gravity(_Step, bpy.types.Operator):
     def invoke(self, context, event):
         return self.execute(context)  # the settings are in the sidebar
 
-    def execute(self, context):
+    def job(self, context):
         options, scene_options = sidebar_zero_gravity(context)
-        result = run_step(self, context, "zero_gravity", scene_options, zero_gravity=options)
-        if result is None:
-            return {"CANCELLED"}
+        return self.step(context, "zero_gravity", scene_options, zero_gravity=options)
+
+    def finished(self, context, outcome):
+        result, _ = outcome
+        report_warnings(self, result)
         angle, _ = result.zero_gravity.torso_reorientation
         self.report({"INFO"}, f"{result.zero_gravity.motion.n_frames} frames; the torso turns {angle:.1f}°")
         return {"FINISHED"}
@@ -264,12 +271,15 @@ class MOCAP_DYNAMICS_OT_run_all(_Step, bpy.types.Operator):
     def invoke(self, context, event):
         return self.execute(context)
 
-    def execute(self, context):
+    def job(self, context):
         options, scene_options = sidebar_zero_gravity(context)
-        result = run_step(self, context, STAGES[-1], scene_options, zero_gravity=options)
-        if result is None:
-            return {"CANCELLED"}
-        self.report({"INFO"}, "; ".join(f"{stage} {seconds:.1f} s" for stage, seconds in result.timings.items()))
+        return self.step(context, STAGES[-1], scene_options, zero_gravity=options)
+
+    def finished(self, context, outcome):
+        result, _ = outcome
+        report_warnings(self, result)
+        self.report({"INFO"}, "; ".join([f"{stage} {seconds:.1f} s" for stage, seconds in result.timings.items()]
+                                        + [f"{stage} reused" for stage in result.reused]))
         return {"FINISHED"}
 
 
@@ -279,6 +289,7 @@ class MOCAP_DYNAMICS_OT_export_results(_Step, bpy.types.Operator):
 
     bl_idname = "mocap_dynamics.export_results"
     bl_label = "Export Results"
+    bl_options = set()  # the scene does not change
 
     directory: StringProperty(name="Folder", subtype="DIR_PATH")
     opensim: BoolProperty(name="OpenSim Files", default=False,
@@ -289,21 +300,34 @@ class MOCAP_DYNAMICS_OT_export_results(_Step, bpy.types.Operator):
         context.window_manager.fileselect_add(self)
         return {"RUNNING_MODAL"}
 
-    def execute(self, context):
-        meta = active_trial(context)[1]
+    def job(self, context):
+        """The trial's last result (computed again as far as the trial went, if this session has none), written
+        into the folder, all in the background."""
+        collection, meta = active_trial(context)
         until = next((stage for key, stage in (("contact", "contact"), ("dynamics", "dynamics"),
                                                ("reconstruction", "reconstruct")) if key in meta), None)
         if until is None:
             self.report({"ERROR"}, "Nothing to export yet. Reconstruct the motion (and compute dynamics) first.")
-            return {"CANCELLED"}
-        result = run_step(self, context, until)
-        if result is None:
-            return {"CANCELLED"}
-        try:
-            written, notes = write_results(result, bpy.path.abspath(self.directory), opensim=self.opensim)
-        except MocapError as error:
-            self.report({"ERROR"}, error.one_line())
-            return {"CANCELLED"}
+            return None
+        source, options, previous = meta["source"], stored_options(meta, until=until), last_result(collection)
+        folder, uid, opensim = bpy.path.abspath(self.directory), collection.session_uid, self.opensim
+
+        def compute(progress):
+            result = run(source, options, progress, previous=previous)
+            progress(1.0, f"writing the tables to {folder}")
+            return result, write_results(result, folder, opensim=opensim, flag='"Folder"')
+
+        def apply(value):
+            result, written = value
+            trial = collection_of(uid)
+            if trial is not None:
+                keep_result(trial, result)
+            return written
+
+        return Job(self.bl_label, compute, apply)
+
+    def finished(self, context, outcome):
+        written, notes = outcome
         for note in notes:
             self.report({"WARNING"}, note)
         self.report({"INFO"}, f"Wrote {len(written)} files to {self.directory}")

@@ -66,6 +66,8 @@ sample = make_sample()
 motion = reconstruct(sample.trial, calibrate(sample.trial, mass=MASS))
 forces = {what!r}
 dynamics = inverse_dynamics(motion) if forces == "spring" else inverse_dynamics(motion, cutoff="auto", scheme="central")
+if forces is None:  # the warm-up: reconstruction and dynamics kernels only
+    sys.exit(print(0.0))
 first = time.perf_counter(); estimate_contact(dynamics=dynamics, forces=forces); first = time.perf_counter() - first
 again = time.perf_counter(); estimate_contact(dynamics=dynamics, forces=forces); again = time.perf_counter() - again
 print(first - again)
@@ -78,18 +80,22 @@ def machine() -> str:
 
 def compile_times() -> dict[str, float]:
     """Seconds the first estimate spends on contact's numba kernels in a fresh process: compiling them into
-    an empty cache (the reconstruction and dynamics kernels were compiled into it before), then loading them."""
+    a cache that holds only the reconstruction and dynamics kernels (a first run without contact put them
+    there), then loading them from it."""
     scripts = str(ROOT / "scripts")
+
+    def probe(what: str | None, cache: str) -> float:
+        result = subprocess.run([sys.executable, "-c", COMPILE_PROBE.format(scripts=scripts, what=what)],
+                                capture_output=True, text=True, check=True, env={**os.environ, "NUMBA_CACHE_DIR": cache})
+        return float(result.stdout.split()[-1])
+
     out = {}
     with tempfile.TemporaryDirectory() as cache:
-        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        probe(None, cache)
         for what in ("per_frame", "spring"):
-            for label in ("warm-up of the other kernels", "compile, empty cache", "load from the on-disk cache"):
-                result = subprocess.run([sys.executable, "-c", COMPILE_PROBE.format(scripts=scripts, what=what)],
-                                        capture_output=True, text=True, check=True, env=env)
-                if label != "warm-up of the other kernels" or what != "per_frame":
-                    out[f"{what} contact, {label}"] = float(result.stdout.split()[-1])
-    return {k: v for k, v in out.items() if "warm-up" not in k}
+            out[f"{what} contact, compile, empty cache"] = probe(what, cache)
+            out[f"{what} contact, load from the on-disk cache"] = probe(what, cache)
+    return out
 
 
 def best_of(fn, repeat: int = 3) -> tuple[float, object]:

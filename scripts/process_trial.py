@@ -4,8 +4,11 @@
     blender --background --python scripts/process_trial.py -- INPUT [--out FILE.blend] [options]
 
 Runs the same pipeline function as the add-on's sidebar. Prints progress
-lines. Exit codes: 0 done; 2 bad input or options (one line on stderr says
-what is wrong and what to do); 1 an unexpected error (a bug: please report it).
+lines. Output paths are checked (their folders created) before any work; the
+outputs appear together at the end. Exit codes: 0 done; 2 bad input or options
+(one line on stderr says what is wrong and what to do); 130 / 143 interrupted
+by Ctrl-C / SIGTERM (one line; no output written); 1 an unexpected error (a
+bug: please report it).
 """
 
 from __future__ import annotations
@@ -33,38 +36,38 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 
 def run(args: argparse.Namespace) -> dict:
-    """Process the trial into a fresh empty scene; save the outputs; return the report."""
+    """Check the output paths, process the trial into a fresh empty scene, save the outputs (together, at the
+    end: an error or an interrupt leaves none of them); return the report."""
     import bpy
 
     from mocap_dynamics.addon.process import process_trial
     from mocap_dynamics.addon.trial_scene import SceneOptions
-    from mocap_dynamics.solver.errors import InputError
-    from mocap_dynamics.solver.io.atomic import atomic_path, write_text
     from mocap_dynamics.solver.cli import log, pipeline_options
+    from mocap_dynamics.solver.io.atomic import atomic_path, make_folder, staged_outputs, writable_file, \
+        writable_folder, write_text
     from mocap_dynamics.solver.report import summary
     from mocap_dynamics.solver.results import write_results
 
-    if args.out and not args.out.endswith(".blend"):
-        raise InputError(f"--out {args.out} is not a .blend file", "give a path ending in .blend")
-    bpy.ops.wm.read_homefile(use_empty=True)
+    blend = writable_file(args.out, "--out", ".blend") if args.out else None
+    report_path = writable_file(args.report, "--report") if args.report else None
+    tables = writable_folder(args.tables, "--tables") if args.tables else None
     options = pipeline_options(args)
-    result, _ = process_trial(bpy.context, args.input, options, SceneOptions(per_kg=args.per_kg), progress=log)
-    report = result.report()
-    report["versions"]["blender"] = bpy.app.version_string
-    for path in (args.out, args.report):
+    bpy.ops.wm.read_homefile(use_empty=True)
+    with staged_outputs():
+        result, _ = process_trial(bpy.context, args.input, options, SceneOptions(per_kg=args.per_kg), progress=log)
+        report = result.report()
+        report["versions"]["blender"] = bpy.app.version_string
+        if blend:
+            with atomic_path(make_folder(blend.parent, "--out") / blend.name) as tmp:
+                bpy.ops.wm.save_as_mainfile(filepath=str(tmp), copy=True)
+        if tables:
+            written, notes = write_results(result, tables, flag="--tables")
+            report["tables"] = {"files": [str(p) for p in written], "notes": notes}
+        if report_path:
+            write_text(make_folder(report_path.parent, "--report") / report_path.name, json.dumps(report, indent=2))
+    for path, what in ((blend, "saved"), (tables, "wrote the tables and plots to"), (report_path, "wrote")):
         if path:
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-    if args.out:
-        with atomic_path(args.out) as tmp:
-            bpy.ops.wm.save_as_mainfile(filepath=str(tmp), copy=True)
-        log(1.0, f"saved {args.out}")
-    if args.tables:
-        written, notes = write_results(result, args.tables)
-        report["tables"] = {"files": [str(p) for p in written], "notes": notes}
-        log(1.0, f"wrote {len(written)} tables and plots to {args.tables}" + "".join(f"; {n}" for n in notes))
-    if args.report:
-        write_text(args.report, json.dumps(report, indent=2))
-        log(1.0, f"wrote {args.report}")
+            log(1.0, f"{what} {path}")
     print(summary(report), end="", flush=True)
     return report
 
@@ -86,4 +89,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # Ctrl-C while Blender and the modules load, before the command handles it itself
+        print("interrupted: nothing written", file=sys.stderr)
+        sys.exit(130)

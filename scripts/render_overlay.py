@@ -101,8 +101,9 @@ def run(args: argparse.Namespace) -> list[Path]:
     import bpy
 
     from mocap_dynamics.addon.render import RenderOptions, check, render_overlay
-    from mocap_dynamics.solver.cli import log, output_folder
+    from mocap_dynamics.solver.cli import log
     from mocap_dynamics.solver.errors import InputError
+    from mocap_dynamics.solver.io.atomic import make_folder, writable_folder
 
     blend = Path(args.blend)
     if not blend.is_file():
@@ -126,7 +127,8 @@ def run(args: argparse.Namespace) -> list[Path]:
                             plots=args.plots, joint=args.joint, background=args.background,
                             transparent_body=args.transparent_body, samples=args.samples)
     check(scene, options, collection)
-    return render_overlay(scene, collection, output_folder(args.out), options, progress=log)
+    out = make_folder(writable_folder(args.out, "--out"), "--out")
+    return render_overlay(scene, collection, out, options, progress=log)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,7 +11,11 @@ import sys
 from pathlib import Path
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
-    from bootstrap import load_package
+    try:
+        sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+        from bootstrap import load_package
 
-    sys.exit(importlib.import_module(f"{load_package().__name__}.solver.cli").main())
+        sys.exit(importlib.import_module(f"{load_package().__name__}.solver.cli").main())
+    except KeyboardInterrupt:  # Ctrl-C while the modules load, before the command handles it itself
+        print("interrupted: nothing written", file=sys.stderr)
+        sys.exit(130)

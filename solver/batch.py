@@ -15,14 +15,17 @@ about 1.7 s a trial on the 2-core development machine.
 
 Where trials run: by default a pool of ``--jobs`` threads on this machine, each waiting on one trial's
 process (which gets ``cores // jobs`` numba threads, so parallel kernels do not oversubscribe the cores); with ``--scheduler`` the workers of that Dask distributed scheduler (``Client.get_executor``). It is
-one code path: both are ``concurrent.futures`` executors running the same ``subprocess.run`` task (a Dask
+one code path: both are ``concurrent.futures`` executors running the same ``run_process`` task (a Dask
 ``LocalCluster`` as the local default would add Dask's start-up and a dependency the Blender extension does
 not bundle, for nothing the thread pool lacks). Dask workers need the repository and this Python
 environment at the same paths as here, and the inputs and ``OUT`` on a shared file system; ``--jobs`` does
 not apply (the workers' threads set the parallelism).
 
 Per trial: ``ok`` (exit 0), ``failed`` (exit 2, bad input: the message is the one line the CLI printed) or
-``error`` (exit 1, a crash, a timeout, or no process could be started). Its stdout and stderr are kept in
+``error`` (exit 1, a crash, a timeout, or no process could be started). A trial past ``--timeout`` gets
+SIGTERM (it removes its temporary files, writes nothing and exits 143) and, ``GRACE_S`` later, SIGKILL.
+Interrupting the batch (Ctrl-C, SIGTERM) stops the running trials the same way, marks the unfinished ones
+``interrupted`` in the summary and exits 130 or 143. Its stdout and stderr are kept in
 ``OUT/<trial>/log.txt``. ``OUT/summary.csv`` (``COLUMNS``) is rewritten atomically as trials finish; at the
 end ``OUT/root_force_distribution.png`` shows the root residual force across trials (Brubaker et al. 2009,
 Fig. 6). Exit codes: 0 every trial ok; 3 some trials failed (see the summary); 2 bad arguments (one line on
@@ -37,6 +40,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -47,10 +51,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .cli import EXIT_BAD_INPUT, EXIT_OK, OneLineParser, add_pipeline_arguments, guarded, output_folder, \
-    pipeline_argv, pipeline_options
+from .cli import EXIT_BAD_INPUT, EXIT_OK, OneLineParser, add_pipeline_arguments, guarded, pipeline_argv, \
+    pipeline_options
 from .errors import InputError, SolverError
-from .io.atomic import write_text
+from .io.atomic import make_folder, writable_folder, write_text
 from .plots import plot_root_force_distribution
 
 EXIT_SOME_FAILED = 3
@@ -58,6 +62,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SUFFIXES = (".c3d", ".trc")
 #: Seconds to wait for a Dask scheduler to answer.
 CONNECT_TIMEOUT = 10
+#: Seconds a stopped trial gets between SIGTERM (clean up and exit) and SIGKILL.
+GRACE_S = 10.0
 #: The summary's columns: figures from each trial's report.json (empty where the trial has none).
 COLUMNS = ("trial", "status", "message", "input", "frames", "mass_kg", "marker_rms_mm", "converged_percent",
            "root_force_no_contact_percent_bw", "root_force_with_plates_percent_bw", "explained_force_percent",
@@ -118,6 +124,62 @@ def trial_names(paths: list[Path]) -> list[str]:
     return names
 
 
+@dataclass(frozen=True)
+class Finished:
+    """How a trial's process ended: its command, exit code and output, and the timeout it overran (or None)."""
+
+    args: list[str]
+    returncode: int
+    stdout: str
+    stderr: str
+    timed_out: float | None = None
+
+
+_RUNNING: set[subprocess.Popen] = set()  # this machine's trial processes, to stop them if the batch is stopped
+_RUNNING_LOCK = threading.Lock()
+
+
+def run_process(command: list[str], cwd: str, env: dict | None, timeout: float | None) -> Finished:
+    """Run one trial's process to its end, or ``stop`` it after ``timeout`` seconds."""
+    process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    with _RUNNING_LOCK:
+        _RUNNING.add(process)
+    try:
+        try:
+            stdout, stderr = process.communicate(timeout=timeout)
+            return Finished(command, process.returncode, stdout, stderr)
+        except subprocess.TimeoutExpired:
+            stdout, stderr = stop(process)
+            return Finished(command, process.returncode, stdout, stderr, timed_out=timeout)
+    finally:
+        with _RUNNING_LOCK:
+            _RUNNING.discard(process)
+
+
+def stop(process: subprocess.Popen) -> tuple[str, str]:
+    """SIGTERM, then SIGKILL if the process still runs ``GRACE_S`` later; its remaining stdout and stderr."""
+    process.terminate()
+    try:
+        return process.communicate(timeout=GRACE_S)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        return process.communicate()
+
+
+def _stop_all() -> None:
+    """Stop every trial process of this machine at once (SIGTERM to all, then SIGKILL to those left)."""
+    with _RUNNING_LOCK:
+        running = list(_RUNNING)
+    for process in running:
+        process.terminate()
+    deadline = time.monotonic() + GRACE_S
+    for process in running:
+        try:
+            process.wait(max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
 def trial_command(trial: Trial, argv: list[str], blend: bool) -> list[str]:
     """The command that processes one trial into its folder."""
     if blend:
@@ -155,24 +217,33 @@ def run_batch(paths: list[Path], out: str | Path, argv: list[str] = (), *, jobs:
               progress=print) -> list[dict]:
     """Process every recording into ``out/<trial name>/`` (``argv``: pipeline flags, see ``cli``); write the
     summary as trials finish and the root-force plot at the end; return the summary rows, in input order."""
-    out = Path(out).resolve()
+    out = make_folder(writable_folder(out, "--out"), "--out").resolve()
     trials = [Trial(path, name, out / name) for path, name in zip(paths, trial_names(paths))]
     rows = {}
     # Locally, the trials share this machine's cores: each process's numba threads get its share of them.
     env = None if scheduler else os.environ | {"NUMBA_NUM_THREADS": str(max(1, (os.cpu_count() or 1) // jobs))}
     with executor(jobs, scheduler) as pool:
         for trial in trials:
-            output_folder(trial.folder)
-        futures = {pool.submit(partial(subprocess.run, trial_command(trial, list(argv), blend), cwd=str(ROOT),
-                                       capture_output=True, text=True, timeout=timeout, env=env)): trial
-                   for trial in trials}
-        for future in as_completed(futures):
-            trial = futures[future]
-            rows[trial.name] = summary_row(trial, future)
-            write_summary([rows[t.name] for t in trials if t.name in rows], out)
-            row = rows[trial.name]
-            progress(f"[batch] {len(rows)}/{len(trials)} {trial.name}: {row['status']}"
-                     + (f": {row['message']}" if row["message"] else ""))
+            make_folder(trial.folder, "--out")
+        futures = {pool.submit(partial(run_process, trial_command(trial, list(argv), blend), str(ROOT), env,
+                                       timeout)): trial for trial in trials}
+        try:
+            for future in as_completed(futures):
+                trial = futures[future]
+                rows[trial.name] = summary_row(trial, future)
+                write_summary([rows[t.name] for t in trials if t.name in rows], out)
+                row = rows[trial.name]
+                progress(f"[batch] {len(rows)}/{len(trials)} {trial.name}: {row['status']}"
+                         + (f": {row['message']}" if row["message"] else ""))
+        except BaseException:  # Ctrl-C or SIGTERM: stop the trials, say which did not finish, and leave
+            for future in futures:
+                future.cancel()
+            _stop_all()
+            rows = {t.name: rows.get(t.name) or dict.fromkeys(COLUMNS, None) | {
+                "trial": t.name, "input": str(t.path), "status": "interrupted",
+                "message": "the batch was interrupted"} for t in trials}
+            write_summary(list(rows.values()), out)
+            raise
     rows = [rows[t.name] for t in trials]
     try:
         plot_distribution(rows, out / "root_force_distribution.png")
@@ -186,17 +257,17 @@ def summary_row(trial: Trial, future) -> dict:
     row = dict.fromkeys(COLUMNS, None) | {"trial": trial.name, "input": str(trial.path), "message": ""}
     try:
         done = future.result()
-    except subprocess.TimeoutExpired as error:  # its output so far is bytes, whatever text= said
-        output = [(part or b"").decode(errors="replace") if isinstance(part, bytes) else (part or "")
-                  for part in (error.stdout, error.stderr)]
-        write_text(trial.folder / "log.txt", f"$ {' '.join(error.cmd)}\n{output[0]}\n--- stderr ---\n{output[1]}"
-                                             f"\n--- timed out after {error.timeout:g} s ---\n")
-        row.update(status="error", message=f"timed out after {error.timeout:g} s")
-        return row
     except Exception as error:  # the process could not start (e.g. no such Python on a Dask worker)
         row.update(status="error", message=f"could not run: {type(error).__name__}: {error}")
         return row
-    write_text(trial.folder / "log.txt", f"$ {' '.join(done.args)}\n{done.stdout}\n--- stderr ---\n{done.stderr}")
+    log = f"$ {' '.join(done.args)}\n{done.stdout}\n--- stderr ---\n{done.stderr}"
+    if done.timed_out is not None:
+        for leftover in trial.folder.glob(".*.partial*"):  # only if SIGKILL cut a write short
+            leftover.unlink(missing_ok=True)
+        write_text(trial.folder / "log.txt", f"{log}\n--- timed out after {done.timed_out:g} s ---\n")
+        row.update(status="error", message=f"timed out after {done.timed_out:g} s")
+        return row
+    write_text(trial.folder / "log.txt", log)
     errors = [line[len("error: "):] for line in done.stderr.splitlines() if line.startswith("error: ")]
     if done.returncode == EXIT_OK:
         row["status"] = "ok"
@@ -281,7 +352,11 @@ def main(argv: list[str] | None = None) -> int:
     def batch() -> list[dict]:
         if args.jobs < 1:
             raise InputError(f"--jobs {args.jobs} is not a positive number", "give --jobs 1 or more")
-        pipeline_options(args)  # bad options stop the batch before any trial starts
+        if args.timeout is not None and not args.timeout > 0:
+            raise InputError(f"--timeout {args.timeout:g} is not a positive number of seconds",
+                             "give --timeout a number of seconds, or leave it out")
+        pipeline_options(args)  # bad options or output paths stop the batch before any trial starts
+        writable_folder(args.out, "--out")
         return run_batch(find_trials(args.sources, args.recursive), args.out, pipeline_argv(args), jobs=args.jobs,
                          scheduler=args.scheduler, blend=args.blend, timeout=args.timeout)
 

@@ -6,23 +6,32 @@ and ``scripts/batch.py`` (one parser, so they cannot drift), and ``python -m sol
 runs the pipeline on one recording, the solver alone (no Blender), and writes ``DIR/report.json`` (every
 stage's figures, and the files written), ``DIR/report.txt`` (the summary it also prints), the tables and
 the plots (``solver.results``). Flags override the values of ``--options``, which override the defaults.
-Exit codes: 0 done; 2 bad input or options (one line on stderr: what is wrong and what to do); 1 an
+Exit codes: 0 done; 2 bad input or options (one line on stderr: what is wrong and what to do); 130 (Ctrl-C)
+or 143 (SIGTERM) interrupted (one line: "interrupted: nothing written", or what was already complete); 1 an
 unexpected error (a bug: the traceback, then one ``error:`` line).
+
+Output paths are checked (and their folders created) before any work; the outputs are written together at
+the end (``io.atomic.staged_outputs``), so a failed or interrupted run leaves no file of its own behind.
+Messages name options as flags (``CommandLineSpelling``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
+import threading
 import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, TypeVar
 
 from .contact import FORCE_MODELS, SURFACE_MODELS
 from .dynamics import SCHEMES
-from .errors import InputError, MocapError
-from .io.atomic import write_text
+from .errors import UNSET, InputError, MocapError, Spelling, spoken_as
+from .io.atomic import staged_outputs, writable_folder, write_text, written_paths
 from .io.conventions import UNIT_OVERRIDES, UP_AXES
 from .kinematics.gap_fill import CHOICES as GAP_FILL_METHODS
 from .model import TEMPLATES
@@ -33,6 +42,8 @@ from .zerog import KINDS as ZERO_GRAVITY_KINDS
 from .zerog.manoeuvres import LIMBS as ZERO_GRAVITY_LIMBS
 
 EXIT_OK, EXIT_BUG, EXIT_BAD_INPUT = 0, 1, 2
+#: Interrupted by a signal: 128 + the signal's number, as shells report it (130 Ctrl-C, 143 SIGTERM).
+EXIT_SIGNAL_BASE = 128
 T = TypeVar("T")
 _DEFAULT = PipelineOptions()
 
@@ -182,35 +193,77 @@ def _flags():
     return (flag for flags in PIPELINE_FLAGS.values() for flag in flags)
 
 
+class CommandLineSpelling(Spelling):
+    """Options as this command line's flags (``PIPELINE_FLAGS``): ``--units mm``, ``--mass KG``; an option
+    without a flag as its line in the ``--options`` file."""
+
+    def spell(self, name: str, value=UNSET, hint: str = "value") -> str:
+        found = next(((flag, keywords) for flag, dest, keywords, _ in _flags() if dest == name), None)
+        if found is None:
+            table, _, field = name.rpartition(".")
+            shown = f"<{hint}>" if value is UNSET else repr(value)
+            return f"{field} = {shown} in the {f'[{table}] table of the ' if table else ''}--options file"
+        flag, keywords = found
+        if keywords.get("action") == "store_false":
+            return flag
+        return f"{flag} {keywords.get('metavar', hint.upper()) if value is UNSET else value}"
+
+
+COMMAND_LINE = CommandLineSpelling()
+
+
+class Interrupted(BaseException):
+    """SIGTERM, raised like Ctrl-C's ``KeyboardInterrupt`` so that every ``with`` block on the way out cleans
+    up (temporary files, staged outputs). A ``BaseException``: ``except Exception`` does not swallow it."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_interrupted(signum, frame):
+    raise Interrupted(signum)
+
+
+@contextmanager
+def interruptible() -> Iterator[None]:
+    """SIGTERM raises ``Interrupted`` inside this block (main thread only; elsewhere it changes nothing)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_interrupted)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def interrupted_line() -> str:
+    """The one line an interrupted command prints: what it had written before (complete files only)."""
+    kept = list(dict.fromkeys(written_paths()))
+    if not kept:
+        return "interrupted: nothing written"
+    names = ", ".join(p.name for p in kept[:4]) + (f" and {len(kept) - 4} more" if len(kept) > 4 else "")
+    return f"interrupted: kept the {len(kept)} file{'s' if len(kept) > 1 else ''} already complete ({names})"
+
+
 def log(fraction: float, message: str) -> None:
     """Progress as lines on stdout (headless runs)."""
     print(f"[mocap_dynamics] {message}", flush=True)
 
 
-def output_folder(path: str | Path) -> Path:
-    """``path`` as a folder, created if needed; ``InputError`` when it cannot be."""
-    path = Path(path)
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise InputError(f"Cannot create the folder {path}: {error.strerror or error}",
-                         "give --out a folder you can write to") from error
-    return path
-
-
 def solve(path: str | Path, options: PipelineOptions, out: str | Path) -> dict:
     """Run the pipeline on one recording; write report.json, report.txt, the tables and the plots into ``out``
-    (created); return the report."""
-    out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise InputError(f"--out {out} is a file", "give a folder for the report, tables and plots")
-    result = run(path, options, log)
-    written, notes = write_results(result, output_folder(out))
-    report = result.report()
-    report["tables"] = {"files": [str(p) for p in written], "notes": notes}
-    write_text(out / "report.json", json.dumps(report, indent=2))
-    text = summary(report)
-    write_text(out / "report.txt", text)
+    (checked and created first), all together at the end; return the report."""
+    out = writable_folder(out, "--out")
+    with staged_outputs():
+        result = run(path, options, log)
+        written, notes = write_results(result, out, flag="--out")
+        report = result.report()
+        report["tables"] = {"files": [str(p) for p in written], "notes": notes}
+        write_text(out / "report.json", json.dumps(report, indent=2))
+        text = summary(report)
+        write_text(out / "report.txt", text)
     log(1.0, f"wrote report.json, report.txt and {len(written)} tables and plots to {out}"
         + "".join(f"; {note}" for note in notes))
     print(text, end="", flush=True)
@@ -229,15 +282,36 @@ def main(argv: list[str] | None = None) -> int:
     return guarded(lambda: solve(args.input, pipeline_options(args), args.out))[0]
 
 
+def _signal_inside(error: BaseException) -> BaseException | None:
+    """The ``KeyboardInterrupt`` or ``Interrupted`` behind ``error``, if a C extension turned the signal into
+    another exception (numba's dispatcher raises ``SystemError`` when the handler fires while it loads a kernel)."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, (KeyboardInterrupt, Interrupted)):
+            return error
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return None
+
+
 def guarded(action: Callable[[], T]) -> tuple[int, T | None]:
-    """Run ``action`` for a command line: (exit code, its result). A ``MocapError`` is one ``error:`` line on
-    stderr (exit 2); anything else is a bug: the traceback, then one ``error:`` line (exit 1)."""
+    """Run ``action`` for a command line: (exit code, its result). Messages name options as flags. A
+    ``MocapError`` is one ``error:`` line on stderr (exit 2); Ctrl-C or SIGTERM one ``interrupted:`` line (exit
+    130 or 143); anything else is a bug: the traceback, then one ``error:`` line (exit 1)."""
     try:
-        return EXIT_OK, action()
+        with interruptible(), spoken_as(COMMAND_LINE):
+            return EXIT_OK, action()
+    except (KeyboardInterrupt, Interrupted) as error:
+        print(interrupted_line(), file=sys.stderr, flush=True)
+        return EXIT_SIGNAL_BASE + getattr(error, "signum", signal.SIGINT), None
     except MocapError as error:
         print(f"error: {error.one_line()}", file=sys.stderr)
         return EXIT_BAD_INPUT, None
     except Exception as error:
+        signal_error = _signal_inside(error)
+        if signal_error is not None:  # raised inside a C extension (numba loading a kernel) that wrapped it
+            print(interrupted_line(), file=sys.stderr, flush=True)
+            return EXIT_SIGNAL_BASE + getattr(signal_error, "signum", signal.SIGINT), None
         traceback.print_exc()
         print(f"error: unexpected {type(error).__name__}: {error} (a bug: please report it with the traceback "
               "above)", file=sys.stderr)

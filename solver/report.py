@@ -1,6 +1,157 @@
-"""Human-readable summary of a pipeline report (the JSON report is the full record)."""
+"""A pipeline result's report: the JSON-ready record (``build_report``) and the few lines a person reads first
+(``summary``)."""
 
 from __future__ import annotations
+
+import functools
+import platform
+import tomllib
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+import numpy as np
+
+from .dynamics import Dynamics
+from .io import quiet_standing_weight
+from .io.trial import Trial
+from .kinematics import Motion, convergence_summary, marker_error_stats
+from .model import BodyModel
+from .model.calibrate import STANDARD_GRAVITY as GRAVITY
+from .options import options_to_dict
+
+
+def build_report(result) -> dict:
+    """A JSON-ready summary of a ``PipelineResult``: what was read, converted and computed, what the user should
+    know, the seconds each step took and the steps reused from an earlier run (``pipeline.run``'s
+    ``previous``). ``options`` are in the shape of an options file (``options.options_to_dict``)."""
+    report = {"source": result.source, "versions": dict(versions()), "options": options_to_dict(result.options),
+              "trial": _trial_report(result.trial)}
+    if result.discovery is not None:
+        report["discovery"] = result.discovery.summary()
+    if result.model is not None:
+        report["model"] = _model_report(result.model)
+    if result.gap_fill is not None:
+        report["gap_fill"] = result.gap_fill.summary()
+    if result.motion is not None:
+        report["reconstruction"] = _reconstruction_report(result.motion)
+    if result.dynamics is not None:
+        report["dynamics"] = _dynamics_report(result.dynamics, result.dynamics_with_plates)
+    if result.contact is not None:
+        report["contact"] = result.contact.summary()
+        if result.plate_comparison is not None:
+            report["contact"]["plates"] = result.plate_comparison.summary()
+    if result.zero_gravity is not None:
+        report["zero_gravity"] = result.zero_gravity.summary()
+    report["timings_s"] = dict(result.timings)
+    report["reused"] = list(result.reused)
+    return report
+
+
+@functools.cache
+def versions() -> dict:
+    """Mocap Dynamics (the manifest's version), Python and the solver's libraries, for reports (read once: the
+    package metadata takes milliseconds to parse)."""
+    manifest = Path(__file__).resolve().parents[1] / "blender_manifest.toml"
+    found = {"mocap_dynamics": tomllib.loads(manifest.read_text())["version"] if manifest.is_file() else None,
+             "python": platform.python_version()}
+    for package in ("numpy", "scipy", "numba", "ezc3d"):
+        try:
+            found[package] = version(package)
+        except PackageNotFoundError:  # bundled wheels inside Blender may lack metadata
+            found[package] = getattr(__import__(package), "__version__", None)
+    return found
+
+
+def _trial_report(trial: Trial) -> dict:
+    gaps = trial.gaps()
+    weight = quiet_standing_weight(trial)
+    return {
+        "frames": trial.n_frames,
+        "rate_hz": trial.rate,
+        "start_time_s": trial.start_time,
+        "duration_s": trial.duration,
+        "markers": trial.n_markers,
+        "force_plates": len(trial.plates),
+        "missing_samples_percent": 100.0 * sum(g.missing for g in gaps) / max(1, trial.n_frames * trial.n_markers),
+        "markers_with_gaps": {g.label: {"missing": g.missing, "gaps": g.gaps, "longest": g.longest}
+                              for g in gaps if not g.complete},
+        "body_weight_n": weight,
+        "body_mass_kg_from_plates": None if weight is None else weight / GRAVITY,
+        "conversions": list(trial.conversions),
+        "warnings": list(trial.warnings),
+    }
+
+
+def _model_report(model: BodyModel) -> dict:
+    cal = model.metadata["calibration"]
+    worst = sorted(cal.marker_residuals.items(), key=lambda kv: -kv[1])[:5]
+    return {
+        "template": cal.template,
+        "segments": len(model.segments),
+        "dof": model.nv,
+        "mass_kg": model.total_mass,
+        "mass_source": model.mass_source,
+        "mass_assumed": model.mass_source.startswith("assumed"),
+        "inertia_table": f"{cal.table} ({cal.sex})",
+        "markerset": cal.markerset,
+        "static": cal.static,
+        "segment_lengths_m": cal.lengths,
+        "cluster_residuals_m": cal.segment_residuals,
+        "worst_markers_m": dict(worst),
+        "joint_centres": cal.joint_centres,
+        "welded": list(cal.welded),
+        "initial_marker_rms_m": cal.initial_marker_rms,
+        "markers": cal.markers,
+        "ignored_markers": cal.ignored,
+        "notes": list(cal.notes),
+        "warnings": list(cal.warnings),
+        "inertia_from_opensim_model": model.metadata.get("opensim_inertia"),
+    }
+
+
+def _reconstruction_report(motion: Motion) -> dict:
+    summary = convergence_summary(motion)
+    stats = marker_error_stats(motion)
+    worst = np.argsort(-stats.median)[:5]
+    return {
+        "method": motion.method,
+        "frames": summary.frames,
+        "frames_converged": summary.converged,
+        "converged_percent": summary.rate_percent,
+        "frames_without_data": summary.no_data_frames,
+        "iterations_mean": summary.iterations_mean,
+        "iterations_max": summary.iterations_max,
+        "constraint_norm_max": summary.constraint_norm_max,
+        "seconds_per_frame": summary.seconds_per_frame,
+        "marker_rms_m": summary.marker_rms,
+        "worst_markers_median_m": {stats.labels[i]: float(stats.median[i]) for i in worst},
+    }
+
+
+def _residual_figures(dynamics: Dynamics) -> dict:
+    weight = dynamics.model.total_mass * GRAVITY
+    force = np.linalg.norm(dynamics.root_wrench[:, :3], axis=1)
+    torque = np.linalg.norm(dynamics.root_wrench[:, 3:], axis=1)
+    return {"root_force_mean_n": float(np.nanmean(force)), "root_force_mean_percent_bw": float(100 * np.nanmean(force) / weight),
+            "root_force_max_n": float(np.nanmax(force)), "root_torque_mean_nm": float(np.nanmean(torque))}
+
+
+def _dynamics_report(dynamics: Dynamics, with_plates: Dynamics | None) -> dict:
+    best = with_plates or dynamics
+    peaks = np.nanmax(np.linalg.norm(best.joint_torque_world, axis=-1), axis=0)
+    report = {
+        "frames": len(dynamics.times),
+        "derivatives": dynamics.options,
+        "without_external_forces": _residual_figures(dynamics),
+        "peak_joint_torque_nm": {s.name: float(peaks[k]) for k, s in enumerate(best.model.segments)
+                                 if k > 0 and s.joint != "weld"},
+        "torques_with": "measured force plates" if with_plates is not None else "no external forces",
+    }
+    if with_plates is not None:
+        report["with_measured_plates"] = _residual_figures(with_plates)
+        report["root_force_ratio_with_to_without_plates"] = (report["with_measured_plates"]["root_force_mean_n"]
+                                                             / report["without_external_forces"]["root_force_mean_n"])
+    return report
 
 
 def summary(report: dict) -> str:
@@ -63,7 +214,8 @@ def summary(report: dict) -> str:
     contact = report.get("contact")
     if contact:
         lines += _contact_lines(contact)
-    lines.append("  timings: " + ", ".join(f"{k} {v:.3f} s" for k, v in report["timings_s"].items()))
+    lines.append("  timings: " + ", ".join([f"{k} {v:.3f} s" for k, v in report["timings_s"].items()]
+                                           + [f"{k} reused" for k in report.get("reused", [])]))
     return "\n".join(lines) + "\n"
 
 

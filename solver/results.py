@@ -11,6 +11,7 @@ batch and the sidebar's Export).
 - PNG plots, each when its data exists and matplotlib is installed (``solver.plots``):
   ``<name>_marker_errors.png`` (Ausejo et al. Fig. 2), ``<name>_convergence.png`` (OTM per frame),
   ``<name>_torques.png`` (main joints), ``<name>_grf.png`` (estimated vs measured ground reaction force)
+- ``manifest.json``: the files of the run that wrote the folder (``io.manifest``)
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from .contact import grf_table
 from .dynamics import dynamics_table
 from .errors import SolverError
 from .io import Table, write_table, write_trc
+from .io.atomic import make_folder, staged_outputs
 from .io.conventions import file_convention
 from .kinematics import joint_angles, plot_marker_errors
 from .kinematics.motion import Motion
@@ -39,34 +41,43 @@ def angles_table(motion: Motion) -> Table:
     return Table(columns=columns, data=data, header={}, in_degrees=True, name="Mocap Dynamics joint angles")
 
 
-def write_results(result, folder: str | Path, opensim: bool | None = None) -> tuple[list[Path], list[str]]:
-    """Every table and plot the result allows, into ``folder`` (created), and the OpenSim files when ``opensim``
-    (default: the run's ``opensim`` option); returns the files and notes on what was not written."""
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+def write_results(result, folder: str | Path, opensim: bool | None = None,
+                  flag: str = "the results folder") -> tuple[list[Path], list[str]]:
+    """Every table and plot the result allows, into ``folder`` (created; ``flag`` names it in messages), and
+    the OpenSim files when ``opensim`` (default: the run's ``opensim`` option); returns the files and notes on
+    what was not written.
+
+    The files appear together when the writing is done (or, inside a command's ``staged_outputs``, when the
+    command is), with the folder's manifest; the previous run's files that this one does not write again
+    are removed (``io.manifest``).
+    """
+    folder = make_folder(folder, flag)
     name = Path(result.source).stem
     written, notes = [], []
-    if result.gap_fill is not None:
-        units, up_axis = file_convention(result.trial.metadata, result.options.import_options)
-        written.append(write_trc(result.gap_fill.trial, folder / f"{name}_markers_filled.trc", up_axis, units))
-    else:
-        notes.append(f"{name}_markers_filled.trc not written: the run stopped before gap filling "
-                     f"(after {result.options.until})")
-    if result.motion is not None:
-        table = angles_table(result.motion)
-        written += [write_table(table, folder / f"{name}_angles{suffix}") for suffix in (".mot", ".csv")]
-    dynamics = result.best_dynamics
-    if dynamics is not None:
-        table = dynamics_table(dynamics)
-        written += [write_table(table, folder / f"{name}_torques{suffix}") for suffix in (".sto", ".csv")]
-    if result.contact is not None:
-        table = grf_table(result.contact)
-        written += [write_table(table, folder / f"{name}_grf_estimated{suffix}") for suffix in (".mot", ".csv")]
-    plots, plot_notes = write_plots(result, folder, name)
-    notes = notes + plot_notes
-    if result.options.opensim if opensim is None else opensim:
-        files, opensim_notes = write_opensim(result, folder)
-        written, notes = written + files, notes + opensim_notes
+    with staged_outputs() as outputs:
+        outputs.results_folder(folder, result.source)
+        if result.gap_fill is not None:
+            units, up_axis = file_convention(result.trial.metadata, result.options.import_options)
+            written.append(write_trc(result.gap_fill.trial, folder / f"{name}_markers_filled.trc", up_axis, units))
+        else:
+            notes.append(f"{name}_markers_filled.trc not written: the run stopped before gap filling "
+                         f"(after {result.options.until})")
+        if result.motion is not None:
+            table = angles_table(result.motion)
+            written += [write_table(table, folder / f"{name}_angles{suffix}") for suffix in (".mot", ".csv")]
+        dynamics = result.best_dynamics
+        if dynamics is not None:
+            table = dynamics_table(dynamics)
+            written += [write_table(table, folder / f"{name}_torques{suffix}") for suffix in (".sto", ".csv")]
+        if result.contact is not None:
+            table = grf_table(result.contact)
+            written += [write_table(table, folder / f"{name}_grf_estimated{suffix}")
+                        for suffix in (".mot", ".csv")]
+        plots, plot_notes = write_plots(result, folder, name)
+        notes += plot_notes
+        if result.options.opensim if opensim is None else opensim:
+            files, opensim_notes = write_opensim(result, folder)
+            written, notes = written + files, notes + opensim_notes
     return written + plots, notes
 
 

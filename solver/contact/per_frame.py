@@ -182,7 +182,7 @@ def activations(points: np.ndarray, arrays: SurfaceArrays, constants: ContactCon
     return 0.5 * (1.0 + np.tanh(-constants.distance_gain * nearest)), surface, face
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _solve_frames(wrench, arms, activation, face, edges, slant, rows, regularisation, min_activation, toward, gain):
     """Point forces (T, K, 3) per unit body weight: each frame's (*) on its active points, in order, each
     frame starting from the free edges of the one before. ``wrench`` (T, 6) root wrench per body weight,

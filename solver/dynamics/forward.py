@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from ..errors import SolverError
 from ..kernels import cholesky_factor, cholesky_substitute
@@ -31,7 +31,7 @@ from ..kinematics.motion import Motion
 from ..model.body import BodyModel
 from .derivatives import time_step
 from .inverse import Dynamics, ExternalForces, frame_rnea
-from .spatial import BALL, FREE, GRAVITY, add, chunks, cross, dot, frame_kinematics, matvec, put, quat, quat_conj, \
+from .spatial import BALL, FREE, GRAVITY, add, cross, dot, frame_kinematics, matvec, put, quat, quat_conj, \
     quat_mul, row, row2, scale, sub, tree_of, vec, workspace
 
 EULER, RK4 = 0, 1
@@ -160,32 +160,29 @@ def frame_forward_dynamics(tree, q, v, tau, gravity, ext_segments, ext_points, e
     cholesky_solve(cw.matrix, cw.bias, cw.lower, acceleration)
 
 
-@njit(cache=True, parallel=True)
-def _mass_matrices(tree, q, n_chunks):
+@njit(cache=True, nogil=True)
+def _mass_matrices(tree, q):
     n_frames = len(q)
     out = np.empty((n_frames, tree.nv, tree.nv))
-    for chunk in prange(n_chunks):
-        ws, cw = workspace(len(tree.parent)), crba_workspace(len(tree.parent), tree.nv)
-        no_gravity = np.zeros(3)
-        for t in range(chunk * n_frames // n_chunks, (chunk + 1) * n_frames // n_chunks):
-            frame_kinematics(tree, q[t], cw.zero, cw.zero, no_gravity, ws)
-            frame_crba(tree, ws, cw)
-            for r in range(tree.nv):
-                for c in range(tree.nv):
-                    out[t, r, c] = cw.matrix[r, c]
+    ws, cw = workspace(len(tree.parent)), crba_workspace(len(tree.parent), tree.nv)
+    no_gravity = np.zeros(3)
+    for t in range(n_frames):
+        frame_kinematics(tree, q[t], cw.zero, cw.zero, no_gravity, ws)
+        frame_crba(tree, ws, cw)
+        for r in range(tree.nv):
+            for c in range(tree.nv):
+                out[t, r, c] = cw.matrix[r, c]
     return out
 
 
-@njit(cache=True, parallel=True)
-def _forward_dynamics_frames(tree, q, v, tau, gravity, ext_segments, ext_points, ext_forces, ext_moments,
-                             n_chunks):
+@njit(cache=True, nogil=True)
+def _forward_dynamics_frames(tree, q, v, tau, gravity, ext_segments, ext_points, ext_forces, ext_moments):
     n_frames = len(q)
     out = np.empty((n_frames, tree.nv))
-    for chunk in prange(n_chunks):
-        ws, cw = workspace(len(tree.parent)), crba_workspace(len(tree.parent), tree.nv)
-        for t in range(chunk * n_frames // n_chunks, (chunk + 1) * n_frames // n_chunks):
-            frame_forward_dynamics(tree, q[t], v[t], tau[t], gravity, ext_segments, ext_points[t], ext_forces[t],
-                                   ext_moments[t], ws, cw, out[t])
+    ws, cw = workspace(len(tree.parent)), crba_workspace(len(tree.parent), tree.nv)
+    for t in range(n_frames):
+        frame_forward_dynamics(tree, q[t], v[t], tau[t], gravity, ext_segments, ext_points[t], ext_forces[t],
+                               ext_moments[t], ws, cw, out[t])
     return out
 
 
@@ -208,9 +205,9 @@ def _finite(values: np.ndarray) -> np.ndarray:
 
 
 def mass_matrix(model: BodyModel, q: np.ndarray) -> np.ndarray:
-    """Generalized mass matrix ``M(q)`` (T, nv, nv) in the velocity layout (CRBA, frames in parallel)."""
+    """Generalized mass matrix ``M(q)`` (T, nv, nv) in the velocity layout (CRBA, frame by frame)."""
     (q,) = _frames(model, q)
-    return _mass_matrices(tree_of(model), q, chunks(len(q)))
+    return _mass_matrices(tree_of(model), q)
 
 
 def forward_dynamics(model: BodyModel, q: np.ndarray, v: np.ndarray, tau: np.ndarray, *,
@@ -220,7 +217,7 @@ def forward_dynamics(model: BodyModel, q: np.ndarray, v: np.ndarray, tau: np.nda
     ext = ExternalForces.none(len(q)) if external is None else external
     ext.check(model, len(q))
     return _finite(_forward_dynamics_frames(tree_of(model), q, v, tau, np.asarray(gravity, dtype=float).reshape(3),
-                                            ext.segments, ext.points, ext.forces, ext.moments, chunks(len(q))))
+                                            ext.segments, ext.points, ext.forces, ext.moments))
 
 
 # --- integration -----------------------------------------------------------------------------------------

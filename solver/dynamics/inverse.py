@@ -36,13 +36,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from ..errors import SolverError
 from ..kinematics.motion import Motion
 from ..model.body import BodyModel
 from .derivatives import motion_derivatives
-from .spatial import FREE, GRAVITY, add, chunks, cross, dot, frame_kinematics, matvec, private_copy, put, put2, row, \
+from .spatial import FREE, GRAVITY, add, cross, dot, frame_kinematics, matvec, put, put2, row, \
     row2, scale, sub, tmatvec, tree_of, workspace
 
 
@@ -158,7 +158,7 @@ def external_root_wrench(root_origin: np.ndarray, external: ExternalForces) -> n
     return np.concatenate([external.forces.sum(1), (np.cross(d, external.forces) + external.moments).sum(1)], -1)
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True)
 def frame_rnea(tree, q, v, a, gravity, ext_segments, ext_points, ext_forces, ext_moments, ws, force, torque, tau):
     """Recursive Newton-Euler for one frame (Featherstone; Badler et al. §5), world frame.
 
@@ -204,46 +204,40 @@ def frame_rnea(tree, q, v, a, gravity, ext_segments, ext_points, ext_forces, ext
             tau[start + k] = dot(row2(ws.subspace, i, k), n_child)
 
 
-@njit(cache=True, parallel=True)
-def _rnea_frames(tree, q, v, a, gravity, ext_segments, ext_points, ext_forces, ext_moments, n_chunks):
-    """RNEA over all frames, frames in parallel.
-
-    Each chunk of frames has its own workspace, tree copy and frame buffers,
-    and touches the shared arrays only element by element (no views, whose
-    reference counts would be shared between threads).
-    """
+@njit(cache=True, nogil=True)
+def _rnea_frames(tree, q, v, a, gravity, ext_segments, ext_points, ext_forces, ext_moments):
+    """RNEA over all frames, one after the other (a few microseconds a frame: threads would not pay for the
+    seconds a ``prange`` kernel takes to compile); ``nogil``, so Blender's interface runs on meanwhile."""
     n_frames, n_seg, n_ext = q.shape[0], len(tree.parent), len(ext_segments)
     tau = np.empty((n_frames, tree.nv))
     force = np.empty((n_frames, n_seg, 3))
     torque_world = np.empty((n_frames, n_seg, 3))
     torque_parent = np.empty((n_frames, n_seg, 3))
     power = np.zeros((n_frames, n_seg))
-    for chunk in prange(n_chunks):
-        own, ws = private_copy(tree), workspace(n_seg)
-        q_t, v_t, a_t, tau_t = np.empty(tree.nq), np.empty(tree.nv), np.empty(tree.nv), np.empty(tree.nv)
-        g, ext_segs = gravity.copy(), ext_segments.copy()
-        points, forces, moments = np.empty((n_ext, 3)), np.empty((n_ext, 3)), np.empty((n_ext, 3))
-        force_t, torque_t = np.empty((n_seg, 3)), np.empty((n_seg, 3))
-        for t in range(chunk * n_frames // n_chunks, (chunk + 1) * n_frames // n_chunks):
-            for k in range(tree.nq):
-                q_t[k] = q[t, k]
-            for k in range(tree.nv):
-                v_t[k], a_t[k] = v[t, k], a[t, k]
-            for k in range(n_ext):
-                put(points, k, row2(ext_points, t, k))
-                put(forces, k, row2(ext_forces, t, k))
-                put(moments, k, row2(ext_moments, t, k))
-            frame_rnea(own, q_t, v_t, a_t, g, ext_segs, points, forces, moments, ws, force_t, torque_t, tau_t)
-            for k in range(tree.nv):
-                tau[t, k] = tau_t[k]
-            for i in range(n_seg):
-                torque = row(torque_t, i)
-                p = own.parent[i]
-                put2(force, t, i, row(force_t, i))
-                put2(torque_world, t, i, torque)
-                put2(torque_parent, t, i, torque if p < 0 else tmatvec(ws.rot, p, torque))
-                for k in range(own.v_start[i], own.v_start[i] + own.n_dof[i]):
-                    power[t, i] += tau_t[k] * v_t[k]
+    ws, segments = workspace(n_seg), ext_segments.copy()  # writable, as ``zerog.free_floating`` passes its own
+    q_t, v_t, a_t, tau_t = np.empty(tree.nq), np.empty(tree.nv), np.empty(tree.nv), np.empty(tree.nv)
+    points, forces, moments = np.empty((n_ext, 3)), np.empty((n_ext, 3)), np.empty((n_ext, 3))
+    force_t, torque_t = np.empty((n_seg, 3)), np.empty((n_seg, 3))
+    for t in range(n_frames):
+        for k in range(tree.nq):
+            q_t[k] = q[t, k]
+        for k in range(tree.nv):
+            v_t[k], a_t[k] = v[t, k], a[t, k]
+        for k in range(n_ext):
+            put(points, k, row2(ext_points, t, k))
+            put(forces, k, row2(ext_forces, t, k))
+            put(moments, k, row2(ext_moments, t, k))
+        frame_rnea(tree, q_t, v_t, a_t, gravity, segments, points, forces, moments, ws, force_t, torque_t, tau_t)
+        for k in range(tree.nv):
+            tau[t, k] = tau_t[k]
+        for i in range(n_seg):
+            torque = row(torque_t, i)
+            p = tree.parent[i]
+            put2(force, t, i, row(force_t, i))
+            put2(torque_world, t, i, torque)
+            put2(torque_parent, t, i, torque if p < 0 else tmatvec(ws.rot, p, torque))
+            for k in range(tree.v_start[i], tree.v_start[i] + tree.n_dof[i]):
+                power[t, i] += tau_t[k] * v_t[k]
     return tau, force, torque_world, torque_parent, power
 
 
@@ -263,7 +257,7 @@ def rnea(model: BodyModel, times: np.ndarray, q: np.ndarray, v: np.ndarray, a: n
     ext.check(model, n_frames)
     gravity = np.asarray(gravity, dtype=float).reshape(3)
     tau, force, torque_world, torque_parent, power = _rnea_frames(
-        tree_of(model), q, v, a, gravity, ext.segments, ext.points, ext.forces, ext.moments, chunks(n_frames))
+        tree_of(model), q, v, a, gravity, ext.segments, ext.points, ext.forces, ext.moments)
     root_wrench = np.concatenate([force[:, 0], torque_world[:, 0]], axis=-1)
     return Dynamics(model=model, times=np.asarray(times, dtype=float), q=q, v=v, a=a, gravity=gravity,
                     generalized_forces=tau, root_wrench=root_wrench, joint_force=force,

@@ -22,9 +22,14 @@ torque (applied by the parent on the child, about the joint centre) in the
 child frame, so ``Σ_k τ_k v_k`` is the power the joint delivers.
 
 Small 3-vectors in the kernels are tuples (no heap allocation per call).
-The per-frame functions are inlined into the kernels (``inline='always'``):
-numba reference-counts every array a called function receives, which would
-otherwise cost more than the arithmetic.
+The per-segment functions are inlined into the per-frame ones
+(``inline='always'``): numba reference-counts every array a called function
+receives, which would otherwise cost more than the arithmetic. The per-frame
+functions (``frame_kinematics``, ``inverse.frame_rnea``) are called, so each is
+compiled once for all the kernels that use it (same argument types). The
+kernels run the frames one after the other: a frame takes microseconds, and a
+``prange`` kernel took seconds more to compile than all frames of a long
+trial take to run.
 """
 
 from __future__ import annotations
@@ -84,7 +89,8 @@ def tree_of(model: BodyModel) -> Tree:
 
 
 def chunks(n_frames: int) -> int:
-    """How many chunks of frames a parallel kernel splits a trial into (each chunk gets one workspace)."""
+    """How many chunks of frames a parallel kernel (``zerog.minimum_torque``) or Lee's threads
+    (``kinematics.lee.kernels.in_parallel``) split a trial into (each chunk gets one workspace)."""
     return max(1, min(n_frames, 4 * get_num_threads()))
 
 
@@ -198,7 +204,7 @@ def quat_rotate(q, x):
 
 # --- per-frame recursive kinematics -------------------------------------------------------------
 class Workspace(NamedTuple):
-    """Per-thread scratch for one frame of the kernels (world frame unless noted)."""
+    """Scratch for one frame of the kernels (world frame unless noted)."""
 
     rot: np.ndarray  # (S, 3, 3) segment -> world
     origin: np.ndarray  # (S, 3) joint centre / segment origin
@@ -207,18 +213,6 @@ class Workspace(NamedTuple):
     alpha: np.ndarray  # (S, 3) angular acceleration
     accel: np.ndarray  # (S, 3) linear acceleration of the origin minus gravity
     local: np.ndarray  # (3, 3) scratch: joint rotation child -> parent
-
-
-@njit(cache=True)
-def private_copy(tree):
-    """A copy of ``tree`` for one thread.
-
-    Numba reference-counts the arrays a function receives; counts shared between threads make the threads
-    wait on each other.
-    """
-    return Tree(tree.parent.copy(), tree.joint.copy(), tree.q_start.copy(), tree.v_start.copy(), tree.n_dof.copy(),
-                tree.offset.copy(), tree.axes.copy(), tree.mass.copy(), tree.com.copy(), tree.inertia.copy(),
-                tree.nq, tree.nv)
 
 
 @njit(cache=True)
@@ -269,7 +263,7 @@ def joint_rates(tree, i, v, a, ws):
     return w, dw
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True)
 def frame_kinematics(tree, q, v, a, gravity, ws):
     """World pose, angular velocity/acceleration and origin acceleration of every segment.
 

@@ -2,9 +2,12 @@
 
 A reader hands over the raw markers ``(T, M, 3)`` in file units and axes with
 NaN for missing samples; here they are scaled to metres, turned Z up, samples
-at exactly (0, 0, 0) (how many systems write "not seen") made missing, labels
-cleaned, markers without a single sample dropped (with a warning), and the
-gaps summarised, each step recorded in ``Trial.conversions``.
+that are not finite or lie beyond ``ABSURD_M`` (a corrupt value, never a
+position in a capture volume, whatever the units) and samples at exactly
+(0, 0, 0) (how many systems write "not seen") made missing, labels cleaned,
+markers without a single sample dropped (with a warning), the body's size
+checked against the units (``plausibility.check_marker_spread``), and the gaps
+summarised, each step recorded in ``Trial.conversions``.
 """
 
 from __future__ import annotations
@@ -17,7 +20,12 @@ import numpy as np
 from ..errors import InputError
 from .conventions import ImportOptions, to_z_up
 from .plates import plate_note, plate_samples
+from .plausibility import check_marker_spread
 from .trial import ForcePlate, Trial
+
+#: Marker coordinates beyond this [m] are corrupt values (a capture volume is tens of metres; a wrong unit
+#: makes it at most 1000 times larger): they become missing samples.
+ABSURD_M = 1e5
 
 
 def assemble_trial(source: str, labels: list[str], markers: np.ndarray, rate: float, start_time: float, *,
@@ -32,22 +40,39 @@ def assemble_trial(source: str, labels: list[str], markers: np.ndarray, rate: fl
         raise InputError(f"{source}: the marker rate {rate!r} Hz is not a positive number",
                          "fix the rate in the file header")
     conversions, warnings = list(conversions), list(warnings)
-    markers = to_z_up(np.asarray(markers, dtype=np.float64) * scale, up_axis)
+    with np.errstate(over="ignore", invalid="ignore"):
+        markers = to_z_up(np.asarray(markers, dtype=np.float64) * scale, up_axis)
+    _drop_corrupt(markers, labels, warnings)
     at_origin = np.all(markers == 0.0, axis=2)
     if at_origin.any():
         markers[at_origin] = np.nan
         conversions.append(f"samples: {at_origin.sum()} marker samples at exactly (0, 0, 0), the usual "
                            "'not seen' value, read as missing")
     labels = _clean_labels(labels, options.strip_prefix, conversions, warnings)
-    markers, labels = _drop_empty(source, markers, labels, warnings)
+    markers, labels, empty = _drop_empty(source, markers, labels, warnings)
+    warnings += check_marker_spread(markers, scale)
     trial = Trial(source=source, labels=tuple(labels), markers=markers, rate=float(rate),
                   start_time=float(start_time), plates=tuple(plates), warnings=tuple(warnings),
-                  metadata=dict(metadata or {}))
+                  metadata=dict(metadata or {}) | {"length_scale": scale, "empty_markers": empty})
     conversions.append(_gap_summary(trial))
     if plates:
         conversions += list(dict.fromkeys(n for p in plates for n in p.notes))
         conversions.append(plate_note(plates, rate))
     return replace(trial, plate_samples=plate_samples(plates, trial.times, rate), conversions=tuple(conversions))
+
+
+def _drop_corrupt(markers: np.ndarray, labels: list[str], warnings: list[str]) -> None:
+    """Samples with a non-finite or absurd coordinate (``ABSURD_M``) become missing, with one warning line."""
+    with np.errstate(invalid="ignore"):
+        corrupt = (np.abs(markers) > ABSURD_M).any(axis=2)  # infinities included
+    if not corrupt.any():
+        return
+    markers[corrupt] = np.nan
+    per_marker = corrupt.sum(axis=0)
+    worst = ", ".join(f"{labels[m] if m < len(labels) else m} ({per_marker[m]})" for m in np.argsort(-per_marker)[:5]
+                      if per_marker[m])
+    warnings.append(f"{corrupt.sum()} marker samples were not finite or beyond {ABSURD_M / 1000:g} km (corrupt "
+                    f"values) and are read as missing: {worst}{' ...' if np.count_nonzero(per_marker) > 5 else ''}")
 
 
 def _clean_labels(labels: list[str], strip_prefix: bool, conversions: list[str], warnings: list[str]) -> list[str]:
@@ -75,16 +100,17 @@ def _clean_labels(labels: list[str], strip_prefix: bool, conversions: list[str],
 
 
 def _drop_empty(source: str, markers: np.ndarray, labels: list[str], warnings: list[str]):
+    """Markers without a single sample are dropped (with a warning); returns markers, labels, dropped labels."""
     has_samples = (~np.isnan(markers).any(axis=2)).any(axis=0)
     if not has_samples.any():
         raise InputError(f"{source}: no marker has a single valid sample",
                          "check the export: every marker is missing in every frame")
-    if not has_samples.all():
-        empty = [label for label, ok in zip(labels, has_samples) if not ok]
+    empty = [label for label, ok in zip(labels, has_samples) if not ok]
+    if empty:
         warnings.append(f"Dropped {len(empty)} marker(s) missing in every frame: {', '.join(empty)}")
         markers = markers[:, has_samples]
         labels = [label for label, ok in zip(labels, has_samples) if ok]
-    return markers, labels
+    return markers, labels, empty
 
 
 def _gap_summary(trial: Trial) -> str:

@@ -24,10 +24,13 @@ types it supports (1 to 4). What it returns, verified against
   plate is oriented from its data: a floor can only push the subject up, so
   if ezc3d's vertical force points up while loaded the plate already holds
   the reaction and is kept; otherwise force and free moment are negated (the
-  C3D/ezc3d convention of the force applied to the plate). Plates never
-  loaded follow the loaded ones of the same file (same amplifiers), or
-  ezc3d's convention if none is loaded. Each decision is recorded in
-  ``Trial.conversions``.
+  C3D/ezc3d convention of the force applied to the plate). ezc3d converts
+  every type (1 to 4) the same way, rotating the stored channels, so plates
+  of one ``FORCE_PLATFORM:TYPE`` share a convention: a plate never loaded
+  follows the loaded ones of its type (else of the file, else ezc3d's
+  convention), and loaded plates of one type that need opposite orientations
+  get a warning (``plausibility.check_plate_signs``: one is set up wrong).
+  Each decision is recorded in ``Trial.conversions``.
 
 Writing (``write_c3d``): markers in mm, Z up (``Y_SCREEN '+Z'``), missing
 samples with residual -1; plates as ``FORCE_PLATFORM:TYPE`` 2 (six analog
@@ -39,7 +42,6 @@ markers to about 1e-7 m and forces to about 1e-7 relative.
 
 from __future__ import annotations
 
-import struct
 from pathlib import Path
 
 import ezc3d
@@ -48,8 +50,11 @@ import numpy as np
 from ..errors import InputError
 from .assemble import assemble_trial
 from .atomic import atomic_path
+from .c3d_layout import check_c3d
+from .c3d_layout import plate_problem as plate_problem_of
 from .conventions import ImportOptions, length_scale, resolve_up_axis, to_z_up
 from .plates import UNLOADED_BELOW_N, mask_unloaded
+from .plausibility import check_plate_signs
 from .trial import ForcePlate, Trial
 
 _CHANNELS = ("Fx", "Fy", "Fz", "Mx", "My", "Mz")
@@ -58,18 +63,15 @@ _CHANNELS = ("Fx", "Fy", "Fz", "Mx", "My", "Mz")
 def read_c3d(path: Path, options: ImportOptions) -> Trial:
     """Read a C3D file (markers and force platforms) into a ``Trial`` (metres, newtons, Z up)."""
     source = path.name
-    c3d, plate_problem = _open(path)
+    layout = check_c3d(path)  # before ezc3d: a corrupt parameter section would crash or hang it
+    c3d, plate_problem = _open(path, plate_problem_of(layout))
     point = c3d["parameters"]["POINT"]
     points = c3d["data"]["points"]  # (4, M, T)
-    n_markers, n_frames = points.shape[1], points.shape[2]
+    n_markers = points.shape[1]
     if n_markers == 0:
         raise InputError(f"{source} has no markers (POINT:USED is 0)", "export the trial with its marker trajectories")
     header = c3d["header"]["points"]
-    expected = _frames_promised(path)
-    if expected is not None and n_frames < expected:
-        raise InputError(f"{source} ends after {n_frames} of its {expected} frames: the file is truncated",
-                         "export or copy the file again")
-    rate = float(_value(point, "RATE", header["frame_rate"]))
+    rate = layout.rate
     markers = np.moveaxis(points[:3], (0, 1, 2), (2, 1, 0)).astype(np.float64)  # (T, M, 3)
     flagged = c3d["data"]["meta_points"]["residuals"][0].T < 0  # (T, M)
     markers[flagged] = np.nan
@@ -88,7 +90,8 @@ def read_c3d(path: Path, options: ImportOptions) -> Trial:
     if plate_problem:
         warnings.append(f"Force plates not imported: ezc3d cannot read them ({plate_problem})")
     elif c3d["data"].get("platform"):
-        plates, plate_warnings = _plates(c3d, scale, up_axis, start_time)
+        types = layout.numbers("FORCE_PLATFORM", "TYPE")
+        plates, plate_warnings = _plates(c3d, [int(t) for t in types], scale, up_axis, start_time)
         warnings += plate_warnings
     return assemble_trial(source, _labels(point, n_markers), markers, rate, start_time, scale=scale,
                           up_axis=up_axis, options=options, conversions=conversions, warnings=warnings,
@@ -123,30 +126,18 @@ def write_c3d(trial: Trial, path: str | Path) -> Path:
     return path
 
 
-def _open(path: Path):
-    """The ezc3d object and, if only the force platform filter failed, why (else None)."""
+def _open(path: Path, plate_problem: str | None):
+    """The ezc3d object and, if its force platform filter must not run or failed, why (else None)."""
+    if plate_problem is None:
+        try:
+            return ezc3d.c3d(str(path), extract_forceplat_data=True), None
+        except Exception as error:  # ezc3d raises RuntimeError, OSError, ... for any problem in the file
+            plate_problem = str(error)
     try:
-        return ezc3d.c3d(str(path), extract_forceplat_data=True), None
-    except Exception as error:  # ezc3d raises RuntimeError, OSError, ... for any problem in the file
-        platform_error = error
-    try:
-        return ezc3d.c3d(str(path)), str(platform_error)
+        return ezc3d.c3d(str(path)), plate_problem
     except Exception as error:
         raise InputError(f"{path.name} is not a readable C3D file (ezc3d: {error})",
                          "check that it is a complete C3D export; copy or export it again") from None
-
-
-def _frames_promised(path: Path) -> int | None:
-    """Frame count in the file's own header (words 4 and 5), None if it does not say (more than 65534 frames).
-
-    ezc3d rewrites its header to the frames it could read, so a cut file looks complete there; the bytes do not.
-    """
-    with open(path, "rb") as f:
-        header = f.read(512)
-        f.seek((header[0] - 1) * 512 + 3)
-        processor = f.read(1)  # 84 Intel, 85 DEC (little-endian integers), 86 MIPS (big-endian)
-    first, last = struct.unpack(">HH" if processor == b"\x56" else "<HH", header[6:10])
-    return None if last == 0xFFFF else last - first + 1
 
 
 def _value(group: dict, name: str, default):
@@ -156,12 +147,13 @@ def _value(group: dict, name: str, default):
 
 
 def _labels(point: dict, n_markers: int, name: str = "LABELS") -> list[str]:
-    """POINT:LABELS, LABELS2, ... (C3D splits more than 255 labels), padded to the marker count."""
+    """POINT:LABELS, LABELS2, ... (C3D splits more than 255 labels), padded to the marker count; a parameter
+    stored as numbers rather than text counts as blank."""
     labels, i = list(point.get(name, {}).get("value", [])), 2
     while f"{name}{i}" in point:
         labels += list(point[f"{name}{i}"]["value"])
         i += 1
-    return (labels + [""] * n_markers)[:n_markers]
+    return ([label if isinstance(label, str) else "" for label in labels] + [""] * n_markers)[:n_markers]
 
 
 def _descriptions(point: dict, n_markers: int) -> dict[str, str]:
@@ -172,9 +164,13 @@ def _descriptions(point: dict, n_markers: int) -> dict[str, str]:
             if text.strip() and text.strip().lower() not in ("unknown", "none", label.strip().lower())}
 
 
-def _plates(c3d, scale: float, up_axis: str, start_time: float) -> tuple[tuple[ForcePlate, ...], list[str]]:
-    """ezc3d's platforms in SI units and world axes, oriented as the reaction on the subject."""
-    analog_rate = float(_value(c3d["parameters"]["ANALOG"], "RATE", c3d["header"]["analogs"]["frame_rate"]))
+def _plates(c3d, types: list[int], scale: float, up_axis: str,
+            start_time: float) -> tuple[tuple[ForcePlate, ...], list[str]]:
+    """ezc3d's platforms (``types``: their FORCE_PLATFORM:TYPE) in SI units and world axes, oriented as the
+    reaction on the subject."""
+    analog_rate = float(c3d["header"]["analogs"]["frame_rate"])  # what ezc3d read the samples at
+    if not analog_rate > 0:
+        return (), ["Force plates not imported: the file gives no analog rate (ANALOG:RATE)"]
     platforms = c3d["data"]["platform"]
     force_units = {str(p["unit_force"]).strip() for p in platforms}
     if force_units != {"N"}:
@@ -184,11 +180,15 @@ def _plates(c3d, scale: float, up_axis: str, start_time: float) -> tuple[tuple[F
         force = to_z_up(p["force"].T.astype(np.float64), up_axis)
         vertical = force[:, 2][np.abs(force[:, 2]) >= UNLOADED_BELOW_N]
         measured.append((f"FP{i + 1}", p, force, np.sign(vertical.sum())))  # +1 up, -1 down, 0 never loaded
-    stored_reaction = sum(sign for *_, sign in measured) > 0  # what the never-loaded plates follow
+
+    def stores_reaction(kind: int | None) -> bool:  # what a never-loaded plate of type ``kind`` follows
+        same = [sign for (*_, sign), t in zip(measured, types) if t == kind and sign] or [s for *_, s in measured]
+        return sum(same) > 0
+
     groups = {"kept": [], "negated": [], "unloaded": []}
     plates = []
-    for name, p, force, sign in measured:
-        keep = sign > 0 or (sign == 0 and stored_reaction)
+    for (name, p, force, sign), kind in zip(measured, types):
+        keep = sign > 0 or (sign == 0 and stores_reaction(kind))
         groups["unloaded" if sign == 0 else "kept" if keep else "negated"].append(name)
         free_moment = to_z_up(p["Tz"].T * scale, up_axis)
         if not keep:
@@ -203,13 +203,14 @@ def _plates(c3d, scale: float, up_axis: str, start_time: float) -> tuple[tuple[F
         notes.append(f"force plates {', '.join(groups['negated'])}: ezc3d's force (the force on the plate) negated "
                      "to the reaction on the subject")
     if groups["unloaded"]:
-        follow = ("kept like the loaded plates" if stored_reaction else "negated like the loaded plates"
-                  if groups["negated"] else "negated (ezc3d's convention: the force on the plate)")
         notes.append(f"force plates {', '.join(groups['unloaded'])}: never loaded above {UNLOADED_BELOW_N:g} N; "
-                     f"{follow}")
+                     "oriented like the loaded plates of their type (else of the file, else ezc3d's convention: "
+                     "the force on the plate, negated)")
+    warnings = check_plate_signs([m[0] for m in measured], types,
+                                 [None if sign == 0 else sign < 0 for *_, sign in measured])
     return tuple(ForcePlate(name=name, corners=corners, rate=analog_rate, start_time=start_time, force=force,
                             cop=cop, free_moment=free_moment, notes=tuple(notes))
-                 for name, corners, force, cop, free_moment in plates), []
+                 for name, corners, force, cop, free_moment in plates), warnings
 
 
 def _unit(scale: float) -> str:

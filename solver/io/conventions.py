@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, option
 
 #: Length unit spellings found in C3D POINT:UNITS and TRC "Units" -> metres per unit.
 LENGTH_UNITS = {
@@ -47,10 +47,10 @@ class ImportOptions:
 
     def __post_init__(self):
         if self.units is not None and self.units not in UNIT_OVERRIDES:
-            raise InputError(f"Unknown units override {self.units!r}",
+            raise InputError(f"Unknown units override {option('import.units', self.units)}",
                              f"use one of {', '.join(UNIT_OVERRIDES)}")
-        if self.up_axis is not None and self.up_axis.upper() not in UP_AXES:
-            raise InputError(f"Unknown up axis override {self.up_axis!r}", "use 'Y' or 'Z'")
+        if self.up_axis is not None and str(self.up_axis).upper() not in UP_AXES:
+            raise InputError(f"Unknown up axis override {option('import.up_axis', self.up_axis)}", "use Y or Z")
         if self.up_axis is not None:
             object.__setattr__(self, "up_axis", self.up_axis.upper())
 
@@ -67,7 +67,7 @@ def length_scale(found: str | None, override: str | None, where: str, source: st
     key = (found or "").strip().lower()
     if key not in LENGTH_UNITS:
         raise InputError(f"{source}: unknown length units {found!r} in {where}",
-                         "pass ImportOptions(units='mm') (or 'cm', 'm') to say which units the file uses")
+                         f"import with {option('import.units', 'mm')} (or cm, m) to say which units the file uses")
     scale = LENGTH_UNITS[key]
     if scale == 1.0:
         return scale, f"lengths: file is in metres ({where} {found!r}), kept"
@@ -130,11 +130,11 @@ def resolve_up_axis(override: str | None, convention: str | None, convention_sou
         if guess != convention and factor > 1.5:
             doubts.append(f"The file is taken as {convention} up ({convention_source}), but its markers spread "
                           f"{factor:.1f} times further along {guess}: if the subject lies down, import with "
-                          f"ImportOptions(up_axis='{guess}')")
+                          f"{option('import.up_axis', guess)}")
     else:
         axis, _ = guess_up_axis(markers)
         why = ("guessed: the file does not say, and the markers spread furthest along "
-               f"{axis}; pass ImportOptions(up_axis=...) if that is wrong")
+               f"{axis}; import with {option('import.up_axis', 'Y' if axis == 'Z' else 'Z')} if that is wrong")
     if axis == "Z":
         return axis, f"axes: file is Z up ({why}), kept", doubts
     return axis, f"axes: file is Y up ({why}), rotated +90° about X to Z up: (x, y, z) -> (x, -z, y)", doubts

@@ -20,6 +20,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..errors import InputError
+from .plausibility import check_plate_times
 from .trial import ForcePlate, PlateSamples, Trial
 
 #: Vertical force [N] below which a plate counts as unloaded (COP NaN, free moment 0).
@@ -73,13 +74,14 @@ def attach_plates(trial: Trial, plates: Iterable[ForcePlate]) -> Trial:
     if not plates:
         raise InputError(f"No force plates to attach to {trial.source}", "read the plates with read_grf_mot first")
     times = trial.times
+    time_warnings = check_plate_times(plates, times)
     for plate in plates:
         t = plate.times
         if t[-1] < times[0] or t[0] > times[-1]:
             raise InputError(f"Force plate {plate.name!r} covers {t[0]:g}-{t[-1]:g} s, which does not overlap the "
                              f"markers' {times[0]:g}-{times[-1]:g} s",
                              "use the force file recorded with this trial")
-    warnings = trial.warnings
+    warnings = trial.warnings + tuple(time_warnings)
     if trial.plates:
         warnings += (f"The {len(trial.plates)} force plates read with the trial were replaced by the "
                      f"{len(plates)} attached ones",)

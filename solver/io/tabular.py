@@ -9,6 +9,7 @@ of a row are accepted only when empty.
 
 from __future__ import annotations
 
+import codecs
 import re
 import warnings
 from pathlib import Path
@@ -22,14 +23,19 @@ _SPACES_AT_START = re.compile(r"^ +(?=\t)", re.MULTILINE)  # a first cell of spa
 
 
 def read_lines(path: Path, kind: str) -> list[str]:
-    """The file's lines without line ends; InputError if it cannot be read or is binary (``kind``: the format)."""
+    """The file's lines without line ends; InputError if it cannot be read or is binary (``kind``: the format).
+
+    UTF-8 (a byte-order mark, as Windows editors write, is dropped) or, with its byte-order mark, UTF-16.
+    """
     try:
         raw = path.read_bytes()
     except OSError as error:
         raise InputError(f"Cannot read {path}: {error.strerror or error}", "check the path and permissions") from None
+    if raw[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+        raw = raw.decode("utf-16", errors="replace").encode("utf-8")
     if b"\x00" in raw[:65536]:
         raise InputError(f"{path.name} is not a {kind} text file (it holds binary data)", f"choose a {kind} file")
-    text = raw.decode("utf-8", errors="replace")
+    text = raw.decode("utf-8-sig", errors="replace")
     return (text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text).split("\n")
 
 

@@ -514,7 +514,7 @@ def _solve_frame(tree, start, measured, weights, target, tolerance, max_iteratio
         _retract(tree, q, step, trial)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def solve_trial(tree, measured, weights, fit, default, tolerance, max_iterations, previous, previous_ok,
                 previous_undetermined):
     """Every frame in order, warm-started (module docstring). The state before the first frame is

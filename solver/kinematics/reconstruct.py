@@ -35,8 +35,8 @@ from .otm import STRATEGIES, Driving, solve_frame
 from .otm_fast import PRIOR_WEIGHT, prepare_frame, solve_trial, tree_of, undetermined_joints
 
 MODES = ("fast", "paper")
-#: Frames per numba call in fast mode, and between two progress reports.
-CHUNK = 1000
+#: Frames per numba call in fast mode, and between two progress reports (where a run can be cancelled).
+CHUNK = 200
 
 Progress = Callable[[int, int], None]
 

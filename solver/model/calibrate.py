@@ -42,7 +42,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..errors import ModelError
+from ..errors import ModelError, option
 from ..io.plates import quiet_standing_weight
 from ..io.trial import Trial
 from .body import BodyModel, Segment
@@ -133,7 +133,8 @@ def _model_lengths(geo: dict) -> dict:
 def _body_mass(mass, trials) -> tuple[float, str, tuple]:
     if mass is not None:
         if not np.isfinite(mass) or mass <= 0:
-            raise ModelError(f"Body mass {mass!r} kg is not a positive number", "pass the subject's mass in kg")
+            raise ModelError(f"Body mass {option('mass', mass)} is not a positive number",
+                             "give the subject's mass in kg")
         return float(mass), "user", ()
     for t in trials:
         weight = quiet_standing_weight(t) if t is not None and t.plates else None
@@ -141,7 +142,8 @@ def _body_mass(mass, trials) -> tuple[float, str, tuple]:
             return weight / STANDARD_GRAVITY, "force plates", ()
     return DEFAULT_MASS, ASSUMED_MASS, (
         f"Body mass assumed {DEFAULT_MASS:g} kg: no mass was given and no trial has quiet standing on force "
-        "plates. Pass mass=<kg>, or a static trial standing on force plates, for real masses and torques",)
+        f"plates. Set {option('mass', hint='kg')}, or give a static trial standing on force plates "
+        f"({option('static', hint='path')}), for real masses and torques",)
 
 
 def with_body_mass(model: BodyModel, mass: float, source: str) -> BodyModel:
@@ -184,7 +186,7 @@ def _no_body(problems: list, attached: dict, mset: MarkerSet) -> ModelError:
         "the model needs at least the pelvis (3 markers, e.g. both ASIS and the sacrum or both PSIS) and both "
         "legs (e.g. Plug-in Gait's LTHI LKNE LTIB LANK LHEE LTOE and RTHI ... RTOE); label them, or map the "
         "markers in a marker-set TOML file (format: solver/model/markersets/cmu41.toml) and pass it as "
-        "markerset=<path>")
+        f"{option('markerset', hint='path')}")
 
 
 def _plan(template: Template, attached: dict) -> tuple[dict, list, list]:
@@ -237,7 +239,7 @@ def _build_frames(template: Template, points: Points, joints: dict, welded: list
             f"{seg} (needs {' and '.join(what(n) for n in need.split(' and '))})"
             for seg, need in frames.missing.items()),
             "map the landmarks to the trial's markers in a marker-set TOML file ([landmarks] table, format: "
-            "solver/model/markersets/cmu41.toml) and pass it as markerset=<path>")
+            f"solver/model/markersets/cmu41.toml) and pass it as {option('markerset', hint='path')}")
     return frames
 
 
@@ -343,7 +345,7 @@ def _compare_lengths(static_lengths: dict, moving_lengths: dict, tolerance: floa
                 f"{n} {a:.3f} m static vs {b:.3f} m moving ({100 * (b / a - 1):+.0f} %)"
                 for n, (a, b) in sorted(off.items())) + ")",
             "use a static trial of the same subject and session, or calibrate from the movement trial alone "
-            "(static=None)")
+            f"(without {option('static', hint='path')})")
 
 
 def calibrate(trial: Trial, template: str = "full15", mass: float | None = None, static: Trial | None = None,

@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..errors import ModelError
+from ..errors import ModelError, option
 from ..io.trial import Trial
 from .cluster_tree import central_cluster, grow_tree
 from .discovered_landmarks import infer_landmarks
@@ -40,10 +40,14 @@ REQUIRED = ("pelvis", "torso", "upper_arm_l", "forearm_l", "upper_arm_r", "forea
             "foot_l", "thigh_r", "shank_r", "foot_r")
 #: Fewer markers than this cannot make the required segments.
 MIN_MARKERS = 3 + 4 * 2 + 6 * 2
-HOW_TO = ("label the markers (a marker-set TOML file passed as markerset=<path>, format: "
-          "solver/model/markersets/cmu41.toml), or use a trial in which the subject walks or moves every limb "
-          "(a range-of-motion trial) with three markers or more on the pelvis and on each thigh, shank and foot, "
-          "and markers on the torso and on each upper arm and forearm")
+
+
+def _how_to() -> str:
+    """What to do when the motion makes no body, naming the marker-set option as the caller spells it."""
+    return (f"label the markers (a marker-set TOML file, format: solver/model/markersets/cmu41.toml, and pass it "
+            f"as {option('markerset', hint='path')}), or use a trial in which the subject walks or moves every limb "
+            "(a range-of-motion trial) with three markers or more on the pelvis and on each thigh, shank and "
+            "foot, and markers on the torso and on each upper arm and forearm")
 
 
 @dataclass(frozen=True)
@@ -100,7 +104,7 @@ def _discover(trial: Trial) -> Discovery:
     seen = np.flatnonzero(~np.isnan(markers).all(axis=(0, 2)))
     if len(seen) < 3:
         raise ModelError(f"Cannot find a body in {trial.source}: it has {len(seen)} markers with data",
-                         HOW_TO)
+                         _how_to())
     clusters = rigid_clusters(markers)
     named = tuple(tuple(labels[i] for i in c) for c in clusters.members)
     try:
@@ -111,15 +115,15 @@ def _discover(trial: Trial) -> Discovery:
         tree = grow_tree(markers, clusters.members, central_cluster(markers, clusters.members))
         ident = identify(markers, clusters, tree)
     except NoBody as no_body:
-        raise ModelError(_no_body(trial, named, no_body.reason, REQUIRED), HOW_TO) from None
+        raise ModelError(_no_body(trial, named, no_body.reason, REQUIRED), _how_to()) from None
     missing = [s for s in REQUIRED if not ident.markers_of(s)]
     if missing:
-        raise ModelError(_no_body(trial, named, "the motion shows no " + ", ".join(missing), missing), HOW_TO)
+        raise ModelError(_no_body(trial, named, "the motion shows no " + ", ".join(missing), missing), _how_to())
     thin = [f"{s} ({len(ident.markers_of(s))})" for s in REQUIRED
             if len(ident.markers_of(s)) < (3 if s == "pelvis" else 2)]
     if thin:
         raise ModelError(_no_body(trial, named, "too few markers for a frame on " + ", ".join(thin)
-                                  + " (the pelvis needs three, the others two)", [t.split()[0] for t in thin]), HOW_TO)
+                                  + " (the pelvis needs three, the others two)", [t.split()[0] for t in thin]), _how_to())
     found = infer_landmarks(markers, labels, ident)
     segments = {a.name: tuple(labels[i] for i in sorted(ident.markers_of(a.name))) for a in ANATOMY
                 if ident.markers_of(a.name)}

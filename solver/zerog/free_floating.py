@@ -93,12 +93,12 @@ def _solve6(cw, rhs, lower6, block, out):
 
 
 @njit(cache=True)
-def _base_velocity(tree, q, v, h0, centre, ws, cw, rhs, lower6, block, out):
+def _base_velocity(tree, q, v, h0, centre, no_gravity, ws, cw, rhs, lower6, block, out):
     """Place the root so that the centre of mass is at ``centre`` (world), then solve the momentum equation
     ``M_bb v_b = h_b - M_bj v_j`` for the root velocity (6,) at pose ``q`` with joint rates ``v``."""
     for k in range(6):
         v[k] = 0.0
-    frame_kinematics(tree, q, v, cw.zero, NO_GRAVITY, ws)
+    frame_kinematics(tree, q, v, cw.zero, no_gravity, ws)
     frame_crba(tree, ws, cw)
     for k in range(3):
         q[k] = centre[k] - cw.moment[0, k] / cw.mass[0]  # the composite first moment is about the root origin
@@ -129,7 +129,7 @@ def _normalize_base(q):
         q[k] /= norm
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _integrate(tree, q_path, v_path, a_path, h0, dt):
     """Base orientation by RK4 on the momentum equation, position from the centre of mass; per frame the base
     velocity and acceleration (see module)."""
@@ -140,13 +140,13 @@ def _integrate(tree, q_path, v_path, a_path, h0, dt):
     q_t, v_t, a_t = np.empty(nq), np.empty(nv), np.empty(nv)
     rhs, vel, lower6, block = np.empty(6), np.empty(6), np.empty((6, 6)), np.empty((6, 6))
     rates, base = np.empty((4, 7)), np.empty(7)
-    no_ext, no_points = np.zeros(0, dtype=np.int64), np.zeros((0, 3))
+    no_ext, no_points, no_gravity = np.zeros(0, dtype=np.int64), np.zeros((0, 3)), np.zeros(3)
     force, torque, tau = np.empty((n_seg, 3)), np.empty((n_seg, 3)), np.empty(nv)
     for k in range(nq):
         q_t[k] = q_path[0, k]
     for k in range(nv):
         v_t[k] = 0.0
-    frame_kinematics(tree, q_t, v_t, cw.zero, NO_GRAVITY, ws)
+    frame_kinematics(tree, q_t, v_t, cw.zero, no_gravity, ws)
     frame_crba(tree, ws, cw)
     mass = cw.mass[0]
     start = np.empty(3)  # the initial centre of mass; it then moves at p₀/m
@@ -164,10 +164,10 @@ def _integrate(tree, q_path, v_path, a_path, h0, dt):
             a_t[k] = 0.0 if k < 6 else a_path[2 * n, k]
         for k in range(3):
             centre[k] = start[k] + n * dt * h0[k] / mass
-        _base_velocity(tree, q_t, v_t, h0, centre, ws, cw, rhs, lower6, block, vel)
+        _base_velocity(tree, q_t, v_t, h0, centre, no_gravity, ws, cw, rhs, lower6, block, vel)
         for k in range(6):
             v_t[k] = vel[k]
-        frame_rnea(tree, q_t, v_t, a_t, NO_GRAVITY, no_ext, no_points, no_points, no_points, ws, force, torque, tau)
+        frame_rnea(tree, q_t, v_t, a_t, no_gravity, no_ext, no_points, no_points, no_points, ws, force, torque, tau)
         for k in range(6):
             rhs[k] = -tau[k]
         _solve6(cw, rhs, lower6, block, vel)
@@ -191,7 +191,7 @@ def _integrate(tree, q_path, v_path, a_path, h0, dt):
                 v_t[k] = v_path[row_index, k]
             for k in range(3):
                 centre[k] = start[k] + (n * dt + h) * h0[k] / mass
-            _base_velocity(tree, q_t, v_t, h0, centre, ws, cw, rhs, lower6, block, vel)
+            _base_velocity(tree, q_t, v_t, h0, centre, no_gravity, ws, cw, rhs, lower6, block, vel)
             _quaternion_rate(q_t, vel, rates[stage])
         for k in range(3, 7):
             base[k] += dt / 6.0 * (rates[0, k] + 2.0 * rates[1, k] + 2.0 * rates[2, k] + rates[3, k])

@@ -26,10 +26,9 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 from scipy.spatial.transform import Rotation
 
-from ..dynamics.spatial import chunks
 from ..kernels import cholesky_factor, cholesky_substitute
 from ..model.body import BodyModel
 from ..model.mjcf import dfs_order
@@ -264,19 +263,18 @@ def _rnea(parent, X, inertias, rate, acc, v0, a0, v, a, f):
         f[parent[i]] += X[i].T @ f[i]
 
 
-@njit(cache=True, parallel=True)
-def _tree_rnea_frames(parent, rotation, offset, inertias, theta, rate, acc, v0, a0, n_chunks):
+@njit(cache=True, nogil=True)
+def _tree_rnea_frames(parent, rotation, offset, inertias, theta, rate, acc, v0, a0):
     n_frames, n = theta.shape
     Q, base = np.empty((n_frames, n)), np.empty((n_frames, 6))
-    for chunk in prange(n_chunks):
-        X, v, a, f = np.zeros((n, 6, 6)), np.empty((n, 6)), np.empty((n, 6)), np.empty((n, 6))
-        for t in range(chunk * n_frames // n_chunks, (chunk + 1) * n_frames // n_chunks):
-            link_transforms(rotation, offset, theta[t], X)
-            _rnea(parent, X, inertias, rate[t], acc[t], v0[t], a0[t], v, a, f)
-            Q[t, 0] = 0.0
-            for i in range(1, n):
-                Q[t, i] = f[i, 2]
-            base[t] = f[0]
+    X, v, a, f = np.zeros((n, 6, 6)), np.empty((n, 6)), np.empty((n, 6)), np.empty((n, 6))
+    for t in range(n_frames):
+        link_transforms(rotation, offset, theta[t], X)
+        _rnea(parent, X, inertias, rate[t], acc[t], v0[t], a0[t], v, a, f)
+        Q[t, 0] = 0.0
+        for i in range(1, n):
+            Q[t, i] = f[i, 2]
+        base[t] = f[0]
     return Q, base
 
 
@@ -284,8 +282,7 @@ def tree_rnea(tree: DynamicTree, motion: TreeMotion) -> tuple[np.ndarray, np.nda
     """Joint torques ``Q`` (T, J; column 0 zero) and the base wrench (T, 6: torque about the base origin,
     force; link 0 coordinates) of a tree motion with a prescribed base (§5 recursion)."""
     return _tree_rnea_frames(tree.parent, tree.rotation, tree.offset, link_inertias(tree), motion.theta, motion.rate,
-                             motion.acceleration, motion.base_velocity, motion.base_acceleration,
-                             chunks(len(motion.theta)))
+                             motion.acceleration, motion.base_velocity, motion.base_acceleration)
 
 
 @njit(cache=True)
@@ -346,24 +343,22 @@ def floating_workspace(n):
                              np.empty((n, 6, 6)), np.empty((n, 6)), np.empty((6, 6)))
 
 
-@njit(cache=True, parallel=True)
-def _floating_frames(parent, rotation, offset, inertias, theta, rate, acc, n_chunks):
+@njit(cache=True, nogil=True)
+def _floating_frames(parent, rotation, offset, inertias, theta, rate, acc):
     n_frames, n = theta.shape
     Q = np.empty((n_frames, n))
-    for chunk in prange(n_chunks):
-        ws = floating_workspace(n)
-        for t in range(chunk * n_frames // n_chunks, (chunk + 1) * n_frames // n_chunks):
-            link_transforms(rotation, offset, theta[t], ws.X)
-            floating_frame(parent, ws.X, inertias, rate[t], acc[t], ws.v, ws.a, ws.f, ws.composite, ws.momentum,
-                           ws.lower, Q[t])
+    ws = floating_workspace(n)
+    for t in range(n_frames):
+        link_transforms(rotation, offset, theta[t], ws.X)
+        floating_frame(parent, ws.X, inertias, rate[t], acc[t], ws.v, ws.a, ws.f, ws.composite, ws.momentum,
+                       ws.lower, Q[t])
     return Q
 
 
 def floating_torques(tree: DynamicTree, theta: np.ndarray, rate: np.ndarray, acc: np.ndarray) -> np.ndarray:
     """Joint torques (T, J; column 0 zero) of the tree floating with zero momentum, no gravity (§4-5)."""
     return _floating_frames(tree.parent, tree.rotation, tree.offset, link_inertias(tree),
-                            *(np.ascontiguousarray(x, dtype=float) for x in (theta, rate, acc)),
-                            chunks(len(theta)))
+                            *(np.ascontiguousarray(x, dtype=float) for x in (theta, rate, acc)))
 
 
 def link_inertias(tree: DynamicTree) -> np.ndarray:

@@ -64,6 +64,15 @@ def scene(package):
     return bpy.context.scene
 
 
+@pytest.fixture
+def walking(scene, shared_data):
+    """subject4's walk imported and calibrated on its static trial (synchronously, as a script does)."""
+    assert bpy.ops.mocap_dynamics.import_markers(filepath=str(shared_data / "subject4_walking1.trc")) == {"FINISHED"}
+    assert bpy.ops.mocap_dynamics.build_armature(static_filepath=str(shared_data / "subject4_static1.trc")) \
+        == {"FINISHED"}
+    return bpy.context.scene.mocap_dynamics.active_trial
+
+
 _EXIT_STATUS = []
 
 

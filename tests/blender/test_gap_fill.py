@@ -16,7 +16,8 @@ def test_filled_samples_look_different_and_render(scene, package, shared_data):
     assert bpy.ops.mocap_dynamics.build_armature() == {"FINISHED"}
     assert bpy.ops.mocap_dynamics.reconstruct() == {"FINISHED"}  # gap filling on by default
     trial = bpy.context.scene.mocap_dynamics.active_trial
-    assert trial["mocap_dynamics"].to_dict()["gap_fill"]["samples_filled"] == 125
+    # 125 missing samples and two dropped as jumps off the thigh where its markers drop out (frames 8 and 11)
+    assert trial["mocap_dynamics"].to_dict()["gap_fill"]["samples_filled"] == 127
     pipeline = importlib.import_module(f"{package.__name__}.solver.pipeline")
     gap_fill = pipeline.run(path, pipeline.PipelineOptions(until="reconstruct")).gap_fill
     m = gap_fill.trial.labels.index("r_thigh5")

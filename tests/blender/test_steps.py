@@ -9,14 +9,6 @@ import numpy as np
 import pytest
 
 
-@pytest.fixture
-def walking(scene, shared_data):
-    assert bpy.ops.mocap_dynamics.import_markers(filepath=str(shared_data / "subject4_walking1.trc")) == {"FINISHED"}
-    assert bpy.ops.mocap_dynamics.build_armature(static_filepath=str(shared_data / "subject4_static1.trc")) \
-        == {"FINISHED"}
-    return bpy.context.scene.mocap_dynamics.active_trial
-
-
 def test_reconstruct_keys_the_rig_exactly(walking, package, shared_data):
     assert bpy.ops.mocap_dynamics.reconstruct() == {"FINISHED"}
     meta = walking["mocap_dynamics"].to_dict()["reconstruction"]

@@ -88,7 +88,7 @@ def test_on_a_dask_cluster(trials, tmp_path):
                                   dashboard_address=None) as cluster:
         done = batch(trials, "--out", out, "--scheduler", cluster.scheduler_address, "--until", "calibrate",
                      "--mass", MASS)
-        assert "run" in cluster.scheduler.task_prefixes, "the trials went through the scheduler"
+        assert "run_process" in cluster.scheduler.task_prefixes, "the trials went through the scheduler"
     assert done.returncode == 3, done.stdout + done.stderr
     rows = summary(out)
     assert {name: row["status"] for name, row in rows.items()} == {"sample_walk_c3d": "ok", "sample_walk_trc": "ok",

@@ -110,7 +110,9 @@ def test_the_pipeline_reconstructs_from_the_filled_markers(shared_data):
     thigh5 = result.motion.marker_labels.index("r_thigh5")
     assert np.isfinite(result.motion.marker_errors[:, thigh5]).all(), "r_thigh5 takes part in every frame"
     report = result.report()
-    assert report["gap_fill"]["samples_filled"] == 125 and "gap_fill" in report["timings_s"]
+    # 125 missing samples, plus two dropped as jumps off the thigh where its markers drop out (frames 8 and 11)
+    assert any("r_thigh3 frame 11" in w and "r_thigh5 frame 8" in w for w in result.trial.warnings)
+    assert report["gap_fill"]["samples_filled"] == 127 and "gap_fill" in report["timings_s"]
     off = run(shared_data / "subject4_walking1.trc", PipelineOptions(until="reconstruct",
                                                                       gap_fill=GapFillOptions(method="none")))
     assert np.isnan(off.motion.marker_errors[20:, thigh5]).all()

@@ -104,9 +104,9 @@ def test_missing_file_unknown_extension_and_folder(tmp_path):
 
 
 def test_bad_import_options():
-    with pytest.raises(InputError, match="units override 'inch'"):
+    with pytest.raises(InputError, match="units override ImportOptions\\(units='inch'\\)"):
         ImportOptions(units="inch")
-    with pytest.raises(InputError, match="up axis override 'X'"):
+    with pytest.raises(InputError, match="up axis override ImportOptions\\(up_axis='X'\\)"):
         ImportOptions(up_axis="X")
     assert ImportOptions(up_axis="y").up_axis == "Y"
 

@@ -46,8 +46,9 @@ def test_sample_to_report_tables_and_plots(sample, tmp_path):
                      "sample_walk_torques.sto", "sample_walk_torques.csv", "sample_walk_marker_errors.png",
                      "sample_walk_convergence.png", "sample_walk_torques.png", "sample_walk_grf.png",
                      "sample_walk_grf_estimated.mot", "sample_walk_grf_estimated.csv",
-                     "sample_walk_markers_filled.trc"}
-    assert sorted(report["tables"]["files"]) == sorted(str(p) for p in out.iterdir() if p.name[:6] != "report")
+                     "sample_walk_markers_filled.trc", "manifest.json"}
+    assert sorted(report["tables"]["files"]) == sorted(str(p) for p in out.iterdir()
+                                                       if p.name[:6] != "report" and p.name != "manifest.json")
     assert report["tables"]["notes"] == []
     assert (out / "report.txt").read_text() in done.stdout
 

@@ -1,0 +1,178 @@
+"""The pipeline's options: their schema (``PipelineOptions``), which stage reads each one, and their one parser.
+
+``options_from_dict`` is the only way from plain values (a TOML file, the CLI's flags, the options a Blender
+trial stored on its collection) to ``PipelineOptions``; ``options_to_dict`` is its inverse, the shape the
+report stores and a TOML options file takes.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import asdict, dataclass, fields, replace
+from pathlib import Path
+
+from .contact import FORCE_MODELS, SURFACE_MODELS
+from .dynamics import SCHEMES
+from .errors import InputError, option
+from .io import ImportOptions
+from .io.documents import parse_document
+from .kinematics.gap_fill import GapFillOptions
+from .plausibility import check_mass_range
+from .zerog import ZeroGravityOptions
+
+STAGES = ("import", "calibrate", "reconstruct", "dynamics", "contact", "zero_gravity")
+#: ``markerset`` value that finds the segments from the motion even when the labels are known.
+DISCOVER = "discover"
+#: Options given as tables (TOML) or dotted names: the nested option objects of ``PipelineOptions``.
+NESTED = {"import": ("import_options", ImportOptions), "gap_fill": ("gap_fill", GapFillOptions),
+          "zero_gravity": ("zero_gravity", ZeroGravityOptions)}
+#: The pipeline step (``stages.STEPS``) that reads each option: a change recomputes that step and the steps after
+#: it that depend on it. An option missing here is taken as read by the first step (a change recomputes every
+#: step); None: no step reads it.
+READ_BY = {"import_options": "import", "grf": "import", "template": "calibrate", "mass": "calibrate",
+           "static": "calibrate", "markerset": "calibrate", "sex": "calibrate", "opensim_model": "calibrate",
+           "gap_fill": "gap_fill",
+           "method": "reconstruct", "otm_mode": "reconstruct", "tolerance": "reconstruct", "cutoff": "dynamics",
+           "derivatives": "dynamics", "contact_forces": "contact", "surfaces": "contact",
+           "zero_gravity": "zero_gravity", "until": None, "opensim": None}
+#: Options that name files, taken from an options file's folder when relative.
+PATHS = ("static", "markerset", "grf", "opensim_model")
+
+
+@dataclass(frozen=True)
+class PipelineOptions:
+    """Everything a run needs besides the input file.
+
+    ``grf``: an OpenSim GRF .mot for the trial ("auto": use ``<name>_grf.mot``
+    next to a TRC if there is one). ``until``: the last stage to run.
+    Body model: ``template`` (full15, brubaker12), ``mass`` [kg] (None: from
+    quiet standing on force plates, else an assumed 70 kg that every report
+    flags), ``static`` (a static trial of the same subject; its GRF found the
+    same way), ``markerset`` (a TOML mapping for unknown marker sets), ``sex``
+    (de Leva table); with ``markerset=None`` and labels that match no known set, or ``markerset="discover"``,
+    the segments are found from the motion (``model.discovery``). ``gap_fill``: how marker gaps are filled
+    before reconstruction (``GapFillOptions``; on by default). Dynamics: ``cutoff`` of the zero-lag low-pass
+    filter before differentiating, in Hz,
+    ``"auto"`` (Winter's residual analysis, per trial) or ``"none"`` (no filter, the paper's; None is
+    taken as "none"); ``derivatives``
+    ``"central"`` or ``"forward"`` (the paper's, consistent with Euler integration). Contact:
+    ``contact_forces`` ``"per_frame"`` (solved frame by frame within friction cones) or ``"spring"``
+    (Brubaker et al.'s eqs. 4-7); ``surfaces`` ``"detected"`` (the floor and raised surfaces found from
+    resting points) or ``"plane"`` (the paper's eq. 10), None for the force model's own (detected for
+    per-frame forces, the plane for springs). The defaults are the combination validated against force
+    plates (README). ``zero_gravity``: which zero-gravity variant the last stage simulates.
+    ``opensim``: the results also include the OpenSim model, coordinates, loads and moments
+    (``solver.opensim.export``). ``opensim_model``: an OpenSim model (.osim) whose segment masses, CM and
+    inertia replace the inertia table's where its bodies map onto ours (``solver.opensim.inertia``).
+    """
+
+    import_options: ImportOptions = ImportOptions()
+    grf: str | None = "auto"
+    until: str = STAGES[-1]
+    template: str = "full15"
+    mass: float | None = None
+    static: str | None = None
+    markerset: str | None = None
+    sex: str = "male"
+    gap_fill: GapFillOptions = GapFillOptions()
+    method: str = "otm"
+    otm_mode: str = "fast"
+    tolerance: float = 1e-7
+    cutoff: float | str = "auto"
+    derivatives: str = "central"
+    contact_forces: str = "per_frame"
+    surfaces: str | None = None
+    zero_gravity: ZeroGravityOptions = ZeroGravityOptions()
+    opensim: bool = False
+    opensim_model: str | None = None
+
+    def __post_init__(self):
+        if self.until not in STAGES:
+            raise InputError(f"Unknown pipeline stage {option('until', self.until)}",
+                             f"use one of {', '.join(STAGES)}")
+        if self.method not in ("otm", "lee"):
+            raise InputError(f"Unknown reconstruction method {option('method', self.method)}", "use otm or lee")
+        if self.otm_mode not in ("fast", "paper"):
+            raise InputError(f"Unknown OTM mode {option('otm_mode', self.otm_mode)}", "use fast or paper")
+        if self.contact_forces not in FORCE_MODELS:
+            raise InputError(f"Unknown contact force model {option('contact_forces', self.contact_forces)}",
+                             f"use {' or '.join(FORCE_MODELS)}")
+        if self.surfaces is not None and self.surfaces not in SURFACE_MODELS:
+            raise InputError(f"Unknown contact surfaces {option('surfaces', self.surfaces)}",
+                             f"use {' or '.join(SURFACE_MODELS)}")
+        if self.contact_forces == "spring" and self.surfaces == "detected":
+            raise InputError(f"Conflicting contact options: {option('contact_forces', 'spring')} needs the paper's "
+                             "plane (eq. 10), not surfaces detected from resting points",
+                             f"use {option('surfaces', 'plane')} with spring forces, or per_frame forces on "
+                             "detected surfaces")
+        if self.derivatives not in SCHEMES:
+            raise InputError(f"Unknown derivatives {option('derivatives', self.derivatives)}",
+                             f"use {' or '.join(SCHEMES)}")
+        if self.cutoff is None or self.cutoff == "None":
+            object.__setattr__(self, "cutoff", "none")
+        if not isinstance(self.opensim, bool):
+            raise InputError(f"Option {option('opensim', self.opensim)} is not true or false",
+                             "set it to true or false")
+        for name, optional in (("mass", True), ("tolerance", False), ("cutoff", True)):
+            if name == "cutoff" and self.cutoff in ("auto", "none"):
+                continue
+            value = getattr(self, name)
+            if (value is None and not optional) or (value is not None and (
+                    isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0)):
+                raise InputError(f"{option(name, value)} is not a positive number", f"give {name} in SI units")
+        if self.mass is not None:
+            check_mass_range(self.mass)
+
+    @property
+    def filter_cutoff(self) -> float | str | None:
+        """``cutoff`` as inverse dynamics takes it (None for no filter)."""
+        return None if self.cutoff == "none" else self.cutoff
+
+    def runs(self, stage: str) -> bool:
+        return STAGES.index(stage) <= STAGES.index(self.until)
+
+
+def options_from_dict(values: dict, base: PipelineOptions = PipelineOptions()) -> PipelineOptions:
+    """``base`` with the given fields replaced; the tables ``import``, ``gap_fill`` and ``zero_gravity`` set
+    the fields of the nested ``ImportOptions``, ``GapFillOptions`` and ``ZeroGravityOptions``."""
+    values = dict(values)
+    tables = {name: values.pop(name, {}) for name in NESTED}
+    known = {f.name for f in fields(PipelineOptions)} - {field for field, _ in NESTED.values()}
+    unknown = sorted(set(values) - known)
+    for name, (_, kind) in NESTED.items():
+        unknown += [f"{name}.{k}" for k in sorted(set(tables[name]) - {f.name for f in fields(kind)})]
+    if unknown:
+        raise InputError(f"Unknown pipeline option(s): {', '.join(unknown)}",
+                         f"use {', '.join(sorted(known))}, and "
+                         + " and ".join(f"[{name}] {', '.join(f.name for f in fields(kind))}"
+                                        for name, (_, kind) in NESTED.items()))
+    try:
+        nested = {field: replace(getattr(base, field), **tables[name]) for name, (field, _) in NESTED.items()}
+        return replace(base, **nested, **values)
+    except TypeError as error:
+        raise InputError(f"Bad pipeline options: {error}", "check the option names and values") from None
+
+
+def options_to_dict(options: PipelineOptions) -> dict:
+    """``options`` as ``options_from_dict`` takes them (and an options file holds them): the nested options as
+    the tables ``import``, ``gap_fill`` and ``zero_gravity``."""
+    values = asdict(options)
+    for name, (field, _) in NESTED.items():
+        values[name] = values.pop(field)
+    return values
+
+
+def options_from_toml(path: str | Path, base: PipelineOptions = PipelineOptions()) -> PipelineOptions:
+    """Pipeline options from a TOML file: top-level keys are ``PipelineOptions`` fields
+    (e.g. ``until = "dynamics"``, ``mass = 61.5``), an ``[import]`` table holds ``units``, ``up_axis``,
+    ``strip_prefix``, a ``[gap_fill]`` table ``method``, ``max_gap_s`` and the rest of ``GapFillOptions``, a
+    ``[zero_gravity]`` table ``kind``, ``momentum``, ``angle_deg`` and the rest of
+    ``ZeroGravityOptions``. Relative paths (``static``, ``markerset``, ``grf``, ``opensim_model``) are taken from
+    the file's folder."""
+    path = Path(path)
+    values = parse_document(path, tomllib.loads, "Options file", "TOML", "fix the file")
+    for key in PATHS:
+        if (isinstance(values.get(key), str) and values[key] not in ("auto", DISCOVER)
+                and not Path(values[key]).is_absolute()):
+            values[key] = str(path.parent / values[key])
+    return options_from_dict(values, base)
