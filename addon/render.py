@@ -31,6 +31,7 @@ from pathlib import Path
 
 import bpy
 import numpy as np
+from mathutils import Vector
 
 from ..solver.errors import InputError
 from ..solver.io.atomic import atomic_path
@@ -49,6 +50,7 @@ from .render_sampling import centre_of_mass, forward, sample, subject_rig, twin_
 TRAIL_RADIUS = 0.005  # m
 STILL_SAMPLES = 40  # a still reads the scene at this many frames (the CM path, the floor), sequences at all
 HEAD_ALLOWANCE = 1.5  # framing allows for arrow heads this much longer than drawn at scale 1
+GROUND_BELOW = 0.005  # m: EEVEE's ground under the lowest contact grid and sole
 RENDER_SCALE_PROP = "mocap_render_force_scale"  # (scale the user chose, scale a render drew the forces at)
 POINT_ARROW = re.compile(r" contact \d+$")  # contact_visuals.py: the arrow of one contact point
 
@@ -237,6 +239,16 @@ def _frame(scene: bpy.types.Scene, sampled, index: np.ndarray, options: RenderOp
     return framing, cm, _draw_forces_at(scene, chosen, framing.force_scale)
 
 
+def _ground_height(collection: bpy.types.Collection, sampled) -> float:
+    """EEVEE's ground: ``GROUND_BELOW`` under the lowest of the subject and the estimated contact surfaces'
+    grids, so that it never hides a grid."""
+    lowest = [float(sampled.subject[..., 2].min())]
+    for ob in collection.all_objects:
+        if render_legend.kind_of(ob) in ("contact_plane", "contact_raised"):
+            lowest += [(ob.matrix_world @ Vector(corner)).z for corner in ob.bound_box]
+    return min(lowest) - GROUND_BELOW
+
+
 def _look(scene: bpy.types.Scene, collection: bpy.types.Collection, overlay: bpy.types.Collection, sampled,
           framing: render_framing.Framing, options: RenderOptions) -> None:
     """The slide look: arrow widths and transparency, world, sun, EEVEE's ground, the render settings."""
@@ -247,7 +259,7 @@ def _look(scene: bpy.types.Scene, collection: bpy.types.Collection, overlay: bpy
     render_looks.world(scene, palette)
     render_looks.sun(overlay, framing.axes)
     if options.engine == "EEVEE":
-        floor = np.r_[framing.aims.mean(axis=0)[:2], sampled.subject[..., 2].min()]
+        floor = np.r_[framing.aims.mean(axis=0)[:2], _ground_height(collection, sampled)]
         reach = np.ptp(framing.aims[:, :2], axis=0).max() if len(framing.aims) > 1 else 0.0
         render_looks.ground(overlay, floor, 0.5 * reach + 3.0, palette)
     render_looks.render_settings(scene, options.engine, options.resolution, options.samples, palette)
