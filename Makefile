@@ -8,13 +8,13 @@ PY45 := $(VENV45)/bin/python
 PYPEERS := $(VENVPEERS)/bin/python
 PIP_FLAGS := --disable-pip-version-check --quiet
 
-.PHONY: demo test test-unit test-blender test-blender45 test-peers bench extension venv clean
+.PHONY: demo test lint test-unit test-blender test-blender45 test-peers bench extension venv clean
 
 ## The two Quick-start commands
 demo: $(VENV)/.installed
 	$(PY) scripts/demo.py --out out
 
-test: test-unit test-blender test-blender45 test-peers
+test: lint test-unit test-blender test-blender45 test-peers
 
 ## Environments (created on first use, re-created when a requirements file changes)
 venv: $(VENV)/.installed
@@ -33,6 +33,10 @@ $(VENVPEERS)/.installed: requirements/peers.txt
 	$(PYTHON) -m venv $(VENVPEERS)
 	$(VENVPEERS)/bin/pip install $(PIP_FLAGS) -r requirements/peers.txt
 	touch $@
+
+## Lint: pyflakes and pycodestyle (ruff.toml)
+lint: $(VENV)/.installed
+	$(PY) -m ruff check .
 
 ## Tests: solver units, Blender 5.0 (module from PyPI), Blender 4.5 LTS (installed extension zip), peer engines
 test-unit: $(VENV)/.installed

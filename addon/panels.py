@@ -83,7 +83,8 @@ class MOCAP_DYNAMICS_PT_import(_SubStep, bpy.types.Panel):
                        f"{trial.get('rate_hz', 0):g} Hz ({trial.get('duration_s', 0):.2f} s)")
         col.label(text=f"{trial.get('force_plates', 0)} force plates")
         gaps = trial.get("markers_with_gaps", {})
-        col.label(text=f"{len(gaps)} markers with gaps, {trial.get('missing_samples_percent', 0):.1f} % samples missing")
+        col.label(text=f"{len(gaps)} markers with gaps, "
+                       f"{trial.get('missing_samples_percent', 0):.1f} % samples missing")
         if "body_weight_n" in trial:
             col.label(text=f"Quiet standing: {trial['body_weight_n']:.0f} N "
                            f"({trial['body_mass_kg_from_plates']:.1f} kg)")
@@ -202,7 +203,8 @@ class MOCAP_DYNAMICS_PT_dynamics(_SubStep, bpy.types.Panel):
         without = dyn["without_external_forces"]
         box.label(text=f"Root residual without contact: {without['root_force_mean_percent_bw']:.0f} % BW")
         if "with_measured_plates" in dyn:
-            box.label(text=f"With measured plates: {dyn['with_measured_plates']['root_force_mean_percent_bw']:.0f} % BW")
+            box.label(text=f"With measured plates: "
+                           f"{dyn['with_measured_plates']['root_force_mean_percent_bw']:.0f} % BW")
         box.label(text=f"Disks show torques with {dyn['torques_with']}")
         _peaks(box, dyn["peak_joint_torque_nm"], 4, 0)
 
@@ -271,7 +273,8 @@ class MOCAP_DYNAMICS_PT_visuals(_SubStep, bpy.types.Panel):
     def draw(self, context):
         scene = context.scene
         shown = False
-        for prop, text in ((FORCE_SCALE_PROP, "Force Arrow Scale (m/N)"), (TORQUE_SCALE_PROP, "Torque Disk Scale (m/N·m)")):
+        for prop, text in ((FORCE_SCALE_PROP, "Force Arrow Scale (m/N)"),
+                           (TORQUE_SCALE_PROP, "Torque Disk Scale (m/N·m)")):
             if prop in scene:
                 self.layout.prop(scene, f'["{prop}"]', text=text)
                 shown = True

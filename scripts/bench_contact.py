@@ -86,7 +86,8 @@ def compile_times() -> dict[str, float]:
 
     def probe(what: str | None, cache: str) -> float:
         result = subprocess.run([sys.executable, "-c", COMPILE_PROBE.format(scripts=scripts, what=what)],
-                                capture_output=True, text=True, check=True, env={**os.environ, "NUMBA_CACHE_DIR": cache})
+                                capture_output=True, text=True, check=True,
+                                env={**os.environ, "NUMBA_CACHE_DIR": cache})
         return float(result.stdout.split()[-1])
 
     out = {}

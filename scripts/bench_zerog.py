@@ -105,7 +105,8 @@ def main() -> None:
     seconds = best(lambda: simulate_zero_gravity(motion), 5)
     timings = result.timings
     print(f"   captured motion in zero gravity, {N_FRAMES} frames: {1e6 * seconds / N_FRAMES:7.2f} µs/frame "
-          f"(integration {1e6 * timings['integrate_s'] / N_FRAMES:.2f}, torques {1e6 * timings['torques_s'] / N_FRAMES:.2f};"
+          f"(integration {1e6 * timings['integrate_s'] / N_FRAMES:.2f}, "
+          f"torques {1e6 * timings['torques_s'] / N_FRAMES:.2f};"
           f" the rest: splines and momentum); momentum drift {result.momentum_drift:.1e}")
 
     seconds = best(lambda: self_orientation(model, "sequence", angle_deg=60, duration_s=1.0), 5)

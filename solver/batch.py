@@ -14,7 +14,8 @@ else, and no project code has to be sent to the workers; the price is the interp
 about 1.7 s a trial on the 2-core development machine.
 
 Where trials run: by default a pool of ``--jobs`` threads on this machine, each waiting on one trial's
-process (which gets ``cores // jobs`` numba threads, so parallel kernels do not oversubscribe the cores); with ``--scheduler`` the workers of that Dask distributed scheduler (``Client.get_executor``). It is
+process (which gets ``cores // jobs`` numba threads, so parallel kernels do not oversubscribe the cores); with
+``--scheduler`` the workers of that Dask distributed scheduler (``Client.get_executor``). It is
 one code path: both are ``concurrent.futures`` executors running the same ``run_process`` task (a Dask
 ``LocalCluster`` as the local default would add Dask's start-up and a dependency the Blender extension does
 not bundle, for nothing the thread pool lacks). Dask workers need the repository and this Python

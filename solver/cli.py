@@ -30,7 +30,7 @@ from typing import Callable, TypeVar
 
 from .contact import FORCE_MODELS, SURFACE_MODELS
 from .dynamics import SCHEMES
-from .errors import UNSET, InputError, MocapError, Spelling, spoken_as
+from .errors import UNSET, MocapError, Spelling, spoken_as
 from .io.atomic import staged_outputs, writable_folder, write_text, written_paths
 from .io.conventions import UNIT_OVERRIDES, UP_AXES
 from .kinematics.gap_fill import CHOICES as GAP_FILL_METHODS

@@ -132,7 +132,8 @@ def _residual_figures(dynamics: Dynamics) -> dict:
     weight = dynamics.model.total_mass * GRAVITY
     force = np.linalg.norm(dynamics.root_wrench[:, :3], axis=1)
     torque = np.linalg.norm(dynamics.root_wrench[:, 3:], axis=1)
-    return {"root_force_mean_n": float(np.nanmean(force)), "root_force_mean_percent_bw": float(100 * np.nanmean(force) / weight),
+    return {"root_force_mean_n": float(np.nanmean(force)),
+            "root_force_mean_percent_bw": float(100 * np.nanmean(force) / weight),
             "root_force_max_n": float(np.nanmax(force)), "root_torque_mean_nm": float(np.nanmean(torque))}
 
 

@@ -25,8 +25,9 @@ from .per_frame import PerFrameOptions
 from .simulate import ContactSimulation, PoseController, simulate_contact
 
 __all__ = [
-    "FORCE_MODELS", "SURFACE_MODELS", "BallEstimate", "BallTrajectory", "Bounds", "Contact", "ContactConstants", "ContactEvent",
-    "ContactSimulation", "Material", "Optimisation", "Patch", "PerFrameOptions", "Plane", "PlateComparison", "PoseController",
-    "Start", "Surface", "compare_with_plates", "contact_forces", "default_dynamics", "estimate_ball", "estimate_contact", "grf_table",
-    "point_motion", "resting_distance", "segment_wrenches", "simulate_ball", "simulate_contact",
+    "FORCE_MODELS", "SURFACE_MODELS", "BallEstimate", "BallTrajectory", "Bounds", "Contact", "ContactConstants",
+    "ContactEvent", "ContactSimulation", "Material", "Optimisation", "Patch", "PerFrameOptions", "Plane",
+    "PlateComparison", "PoseController", "Start", "Surface", "compare_with_plates", "contact_forces",
+    "default_dynamics", "estimate_ball", "estimate_contact", "grf_table", "point_motion", "resting_distance",
+    "segment_wrenches", "simulate_ball", "simulate_contact",
 ]

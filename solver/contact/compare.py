@@ -27,8 +27,8 @@ Pearson correlations of the vertical, anteroposterior (direction of travel
 of the root) and mediolateral components; per foot the same (the plates of
 a foot's stances summed as its measured force); the centre-of-pressure
 error [cm] per foot in single support (frames where the plates see one foot
-loaded, with at least ``SINGLE_SUPPORT`` of the body weight); contact timing. ``threshold`` defaults to 5 % of body weight, above
-plate noise.
+loaded, with at least ``SINGLE_SUPPORT`` of the body weight); contact timing.
+``threshold`` defaults to 5 % of body weight, above plate noise.
 """
 
 from __future__ import annotations
@@ -157,7 +157,8 @@ class PlateComparison:
                                                               if np.isfinite(e.onset_error)]),
                           "offset_error_mean_abs_s": mean_abs([e.offset_error for e in events
                                                                if np.isfinite(e.offset_error)])}
-        cops = [v["cop_error_single_support_cm"] for v in feet.values() if np.isfinite(v["cop_error_single_support_cm"])]
+        cops = [v["cop_error_single_support_cm"] for v in feet.values()
+                if np.isfinite(v["cop_error_single_support_cm"])]
         return {"frames_compared": int(self.covered.sum()), "frames": len(self.times),
                 **self.totals,
                 "cop_error_single_support_cm": float(np.mean(cops)) if cops else None,

@@ -16,8 +16,8 @@ Selecting raised surfaces (``detected_surfaces``): the floor (the lowest resting
 each raised patch, lowest first, is kept when, over the frames its points rest, the forces on the surfaces
 kept so far leave a mean root wrench (``sqrt(|F|² + w|τ|²)``, weighted as the fit) above ``NEEDED`` of the
 body weight and adding the patch lowers it by more than ``GAIN`` of the body weight: feet alone can push
-as hard as a seated body needs, but not behind themselves. A subject standing still rests her hands and pelvis too, but her
-feet already explain everything: only supports the motion needs remain.
+as hard as a seated body needs, but not behind themselves. A subject standing still rests her hands and
+pelvis too, but her feet already explain everything: only supports the motion needs remain.
 """
 
 from __future__ import annotations

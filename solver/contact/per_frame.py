@@ -263,8 +263,8 @@ def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.n
     slant /= np.linalg.norm(slant, axis=-1, keepdims=True)
     forces = weight * _solve_frames(np.ascontiguousarray(residual, dtype=float) / weight,
                                     np.ascontiguousarray(points - np.asarray(root_origin)[:, None]),
-                                    np.nan_to_num(activation), face, edges, slant, rows, float(options.regularisation), float(options.min_activation),
-                                    toward, float(options.toward_centre_of_mass))
+                                    np.nan_to_num(activation), face, edges, slant, rows, float(options.regularisation),
+                                    float(options.min_activation), toward, float(options.toward_centre_of_mass))
     by_surface = np.zeros((len(arrays.first_face) - 1,) + points.shape)
     t, k = np.indices(surface.shape)
     by_surface[surface, t, k] = forces

@@ -5,7 +5,8 @@ centre of mass's acceleration), holds in every frame in which the plates are the
 least-squares solution for ``m`` is taken over *runs* of such frames, each equation summed over its run
 (impulse and momentum: ``m (Δv_CM + g T) = ∫ F dt``), so that the low-pass filter's rounding of peaks in
 ``a_CM`` cancels out of the sums. Only the vertical component is used: it carries the weight, while a
-stance's horizontal impulses nearly cancel and leave the filter's edge effects. ``a_CM`` needs no mass: inverse dynamics without external forces gives
+stance's horizontal impulses nearly cancel and leave the filter's edge effects. ``a_CM`` needs no mass:
+inverse dynamics without external forces gives
 ``m' (a_CM + g)`` as the root force for any provisional mass ``m'`` with the right mass distribution.
 
 Full support on the plates (``full_support``): the frames a plate comparison covers (every foot that the

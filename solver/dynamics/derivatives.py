@@ -209,7 +209,8 @@ def motion_derivatives(motion: Motion, cutoff: float | str | None = None, scheme
     """``(times, q, v, a, options)`` for the dynamics of ``motion``.
 
     ``cutoff``: None (no filter), a frequency [Hz], or ``"auto"`` (Winter's residual analysis of the
-    trajectories of the segments' origins and tips, ``cutoff.residual_cutoff``). A motion with its own consistent ``v`` and
+    trajectories of the segments' origins and tips, ``cutoff.residual_cutoff``). A motion with its own
+    consistent ``v`` and
     ``a`` (Lee's estimator) is used as it is, on all its frames, unless a frequency is given. Otherwise
     ``scheme`` (``"forward"``: the paper's; ``"central"``) differentiates the coordinates, filtered by a
     zero-lag Butterworth filter at the cutoff. ``options`` records the choices, the cutoff used and

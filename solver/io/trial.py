@@ -129,7 +129,8 @@ def _interpolate(values: np.ndarray, times: np.ndarray, new_times: np.ndarray) -
     i = np.clip(np.searchsorted(times, new_times, side="right") - 1, 0, len(times) - 2)
     w = ((new_times - times[i]) / (times[i + 1] - times[i])).reshape((-1,) + (1,) * (values.ndim - 1))
     with np.errstate(invalid="ignore"):
-        out = np.where(w < 1e-9, values[i], np.where(w > 1 - 1e-9, values[i + 1], (1 - w) * values[i] + w * values[i + 1]))
+        out = np.where(w < 1e-9, values[i],
+                       np.where(w > 1 - 1e-9, values[i + 1], (1 - w) * values[i] + w * values[i + 1]))
     outside = (new_times < times[0] - 1e-9) | (new_times > times[-1] + 1e-9)
     out[outside] = np.nan
     return out

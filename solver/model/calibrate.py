@@ -73,8 +73,8 @@ class Calibration:
     foot: heel to toe marker); ``movement_lengths`` those measured on the movement trial when a static was used;
     residuals [m] are RMS distances of markers from their segment's per-frame rigid fit on the movement
     trial; ``markers``: label -> what it is (``meaning``), the model ``segment`` it rides on (None: a
-    landmark only) and the ``landmarks`` it gives; ``ignored``: label -> why it is not used; ``initial_q`` is the pose at ``initial_frame`` of the movement trial, RMS marker error
-    ``initial_marker_rms`` [m]."""
+    landmark only) and the ``landmarks`` it gives; ``ignored``: label -> why it is not used; ``initial_q`` is
+    the pose at ``initial_frame`` of the movement trial, RMS marker error ``initial_marker_rms`` [m]."""
 
     template: str
     table: str

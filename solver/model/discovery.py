@@ -123,7 +123,8 @@ def _discover(trial: Trial) -> Discovery:
             if len(ident.markers_of(s)) < (3 if s == "pelvis" else 2)]
     if thin:
         raise ModelError(_no_body(trial, named, "too few markers for a frame on " + ", ".join(thin)
-                                  + " (the pelvis needs three, the others two)", [t.split()[0] for t in thin]), _how_to())
+                                  + " (the pelvis needs three, the others two)", [t.split()[0] for t in thin]),
+                         _how_to())
     found = infer_landmarks(markers, labels, ident)
     segments = {a.name: tuple(labels[i] for i in sorted(ident.markers_of(a.name))) for a in ANATOMY
                 if ident.markers_of(a.name)}

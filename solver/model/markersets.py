@@ -34,7 +34,7 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..errors import ModelError, option
+from ..errors import ModelError
 from ..io.documents import parse_document
 from . import vocabulary
 from .templates import ANATOMY_BY_NAME, SIDES

@@ -84,8 +84,8 @@ class Retargeted:
     """The character's motion on ``skeleton``, the part of its armature that moves (mapped bones, their
     ancestors, thumbs and toes): pose matrices and basis transforms ``(T, B, 4, 4)`` (armature space),
     ``root`` the bone keyed with a location, ``turned`` the bones given a rotation (mapped bones and planted
-    toes), ``keyed`` those and their ancestors (which keep their rest pose), ``scale`` the leg-length ratio, ``hip_drop`` (T,) [m] the
-    lowering of the hips that keeps the feet planted, per-stance ``slides``."""
+    toes), ``keyed`` those and their ancestors (which keep their rest pose), ``scale`` the leg-length ratio,
+    ``hip_drop`` (T,) [m] the lowering of the hips that keeps the feet planted, per-stance ``slides``."""
 
     skeleton: Skeleton
     mapping: Mapping

@@ -20,5 +20,6 @@ from .motion_function import motion_function, posture_sequence, quintic
 from .result import ZeroGravity
 from .variant import KINDS, ZeroGravityOptions, zero_gravity_variant
 
-__all__ = ["KINDS", "JointPath", "ZeroGravity", "ZeroGravityOptions", "free_floating", "ladder_traversal", "minimum_torque", "motion_function",
-           "posture_sequence", "quintic", "self_orientation", "simulate_zero_gravity", "zero_gravity_variant"]
+__all__ = ["KINDS", "JointPath", "ZeroGravity", "ZeroGravityOptions", "free_floating", "ladder_traversal",
+           "minimum_torque", "motion_function", "posture_sequence", "quintic", "self_orientation",
+           "simulate_zero_gravity", "zero_gravity_variant"]

@@ -42,7 +42,7 @@ from numba import njit
 from ..dynamics.energy import segment_momenta
 from ..dynamics.forward import crba_workspace, frame_crba
 from ..dynamics.inverse import frame_rnea, rnea
-from ..dynamics.spatial import cross, frame_kinematics, quat, quat_mul, row, sub, tree_of, workspace
+from ..dynamics.spatial import cross, frame_kinematics, quat, quat_mul, sub, tree_of, workspace
 from ..errors import SolverError
 from ..kernels import cholesky_factor, cholesky_substitute
 from ..kinematics.motion import Motion

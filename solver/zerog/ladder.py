@@ -17,7 +17,8 @@ global plan reaches those heights, so the torso speed of the periods is that of 
 §3), and both arms' joints follow from inverse kinematics at every frame (the grasping hand stays on its
 rung). The paper interpolates the free arm's joint variables between IK postures instead; with the
 torso moving at the period ends, that stops the arm's joints relative to the torso at release and grasp
-and makes the joint rates jump, while a hand path at rest at both rungs keeps them continuous. Arm IK (full15: ball shoulder, hinge elbow, ball wrist): the elbow
+and makes the joint rates jump, while a hand path at rest at both rungs keeps them continuous.
+Arm IK (full15: ball shoulder, hinge elbow, ball wrist): the elbow
 angle from the shoulder-wrist distance, the shoulder by the shortest rotation of the neutral arm onto the
 shoulder-wrist line (no swivel), the wrist from the hand's grasp orientation (fingers up, palm to the
 ladder: ``R_y(π)``; a welded hand goes where the forearm takes it).

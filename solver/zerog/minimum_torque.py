@@ -14,8 +14,9 @@ Optimiser: the paper takes Newton steps on ``F(q_ij, λ_k)`` with the gradient o
 cost is a sum of squares, we minimise it as least squares of the residuals ``r = √w_t τ_k(t)``
 (``scipy.optimize.least_squares``, Levenberg-Marquardt: a Gauss-Newton step with damping) with the
 Jacobian ``∂r/∂c = √w_t (∂τ_k/∂θ B + ∂τ_k/∂θ̇ B' + ∂τ_k/∂θ̈ B'')``. The per-frame partial derivatives
-are central differences of the recursion: exact up to rounding in ``θ̈`` (``τ`` is linear in it) and ``θ̇`` (quadratic), second order in
-``θ`` (step 1e-6 rad); a test checks the gradient against differences of the whole cost.
+are central differences of the recursion: exact up to rounding in ``θ̈`` (``τ`` is linear in it) and
+``θ̇`` (quadratic), second order in ``θ`` (step 1e-6 rad); a test checks the gradient against differences
+of the whole cost.
 """
 
 from __future__ import annotations

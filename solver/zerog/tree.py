@@ -181,7 +181,8 @@ def tree_motion(model: BodyModel, tree: DynamicTree, q: np.ndarray, v: np.ndarra
             coupling = _coupling(w)
             acc[:, joints] = np.linalg.solve(jac, (a[:, vs:vs + 3] - coupling)[..., None])[..., 0]
         else:
-            theta[:, joints], rate[:, joints], acc[:, joints] = q[:, qs:qs + s.nq], v[:, vs:vs + s.nv], a[:, vs:vs + s.nv]
+            theta[:, joints], rate[:, joints], acc[:, joints] = \
+                q[:, qs:qs + s.nq], v[:, vs:vs + s.nv], a[:, vs:vs + s.nv]
     rot = quat_to_matrix(q[:, 3:7])
     w = v[:, 3:6]
     lin = np.einsum("tji,tj->ti", rot, v[:, 0:3])
@@ -386,5 +387,6 @@ def model_coordinates(model: BodyModel, tree: DynamicTree, theta: np.ndarray, ra
             v[:, vs:vs + 3] = w.sum(-1)
             a[:, vs:vs + 3] = np.einsum("tij,tj->ti", jac, acc[:, joints]) + coupling
         else:
-            q[:, qs:qs + s.nq], v[:, vs:vs + s.nv], a[:, vs:vs + s.nv] = theta[:, joints], rate[:, joints], acc[:, joints]
+            q[:, qs:qs + s.nq], v[:, vs:vs + s.nv], a[:, vs:vs + s.nv] = \
+                theta[:, joints], rate[:, joints], acc[:, joints]
     return q, v, a

@@ -25,7 +25,8 @@ KINDS = ("captured",) + MANOEUVRES + ("ladder", "minimum_torque", "none")
 @dataclass(frozen=True)
 class ZeroGravityOptions:
     """``kind`` (``KINDS``); ``momentum``: the captured motion's initial momentum, ``"zero"`` or
-    ``"first_frames"``; for the manoeuvres: ``limbs`` (which limbs move: ``LIMBS``), ``angle_deg`` (the manoeuvre's angle: hip flexion for leg
+    ``"first_frames"``; for the manoeuvres: ``limbs`` (which limbs move: ``LIMBS``),
+    ``angle_deg`` (the manoeuvre's angle: hip flexion for leg
     lifting and the minimum-torque lift, sideways swing for twisting and closing), ``lift_deg`` (how far the
     legs are lifted before twisting), ``duration_s`` (per step; per rung on the ladder), ``v_max_deg_s``
     (the manoeuvres' joint speed cap), ``rungs`` and ``ladder_v_max_m_s`` (the ladder's torso speed cap);

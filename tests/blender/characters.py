@@ -92,7 +92,8 @@ def unreal_mannequin(name: str = "UE mannequin") -> bpy.types.Object:
     and IK bones) in an A-pose facing +Y, arms 45° down."""
     bones = {"root": ((0, 0, 0), (0, 0.2, 0), None), "pelvis": ((0, 0, 0.96), (0, 0, 1.06), "root"),
              "spine_01": ((0, 0, 1.06), (0, 0, 1.2), "pelvis"), "spine_02": ((0, 0, 1.2), (0, 0, 1.33), "spine_01"),
-             "spine_03": ((0, 0, 1.33), (0, 0, 1.46), "spine_02"), "neck_01": ((0, 0, 1.46), (0, 0.01, 1.56), "spine_03"),
+             "spine_03": ((0, 0, 1.33), (0, 0, 1.46), "spine_02"),
+             "neck_01": ((0, 0, 1.46), (0, 0.01, 1.56), "spine_03"),
              "head": ((0, 0.01, 1.56), (0, 0.01, 1.76), "neck_01"), "ik_foot_root": ((0, 0, 0), (0, 0, 0.1), "root")}
     for side, s in ((1.0, "l"), (-1.0, "r")):
         out = np.array([side * np.cos(np.pi / 4), 0.0, -np.sin(np.pi / 4)])

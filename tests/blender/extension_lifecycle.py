@@ -44,7 +44,8 @@ print(f"ok: imported {Path(sample['c3d']).name} into {collection.name!r} from th
 
 bpy.ops.preferences.addon_disable(module=MODULE)
 assert not hasattr(bpy.types.Scene, "mocap_dynamics")
-assert bpy.ops.extensions.package_uninstall(repo_directory=str(installed.parent), pkg_id="mocap_dynamics") == {"FINISHED"}
+assert bpy.ops.extensions.package_uninstall(repo_directory=str(installed.parent),
+                                            pkg_id="mocap_dynamics") == {"FINISHED"}
 assert not installed.exists()
 print("ok: disabled and removed")
 

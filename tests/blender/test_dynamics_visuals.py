@@ -12,7 +12,6 @@ import pytest
 @pytest.fixture
 def walk_dynamics(package):
     """Inverse dynamics of a smooth synthetic motion of the sample subject's calibrated model."""
-    solver = package.solver
     sample = importlib.import_module(f"{package.__name__}.solver.sample").make_sample()
     model = importlib.import_module(f"{package.__name__}.solver.model").calibrate(sample.trial, mass=sample.mass)
     motion_type = importlib.import_module(f"{package.__name__}.solver.kinematics.motion").Motion

@@ -49,7 +49,8 @@ def test_self_orientation_beside_the_original_turns_as_reported(walking):
         rotations.append(np.array((twin.matrix_world @ twin.pose.bones[0].matrix).to_3x3()))
     assert scene.frame_end >= scene.frame_start + report["frames"] - 1, "the scene covers the manoeuvre"
     assert _turn_deg(*rotations) == pytest.approx(report["torso_reorientation_deg"], abs=0.1)
-    torques = next(c for c in bpy.data.collections if c.name.startswith(f"{walking.name} zero gravity sequence torques"))
+    torques = next(c for c in bpy.data.collections
+                   if c.name.startswith(f"{walking.name} zero gravity sequence torques"))
     assert {"thigh_l torque", "thigh_r torque"} <= {ob.name.split(".")[0] for ob in torques.objects}
 
 

@@ -1,4 +1,5 @@
-"""Peer-engine tests (MuJoCo, Pinocchio): run in .venv-peers; skipped, with the reason, where the engines are missing."""
+"""Peer-engine tests (MuJoCo, Pinocchio): run in .venv-peers; skipped, with the reason, where the engines
+are missing."""
 
 from __future__ import annotations
 

@@ -41,7 +41,8 @@ def test_one_level_floor_and_a_box_beside_it():
     patches = scene(floor, box)
     assert [p.kind for p in patches] == ["floor", "raised"]
     assert patches[0].height == pytest.approx(0.01) and patches[0].tilt == pytest.approx(0.0, abs=1e-9)
-    assert patches[1].height == pytest.approx(0.35) and patches[1].resting[:90].all() and not patches[1].resting[90:].any()
+    assert patches[1].height == pytest.approx(0.35) and patches[1].resting[:90].all() \
+        and not patches[1].resting[90:].any()
     corners = patches[1].corners
     assert np.all(np.abs(corners[:, :2] - (-1.2, 0.0)) < 0.3)  # the box's extent, grown by the margin
     box_surface = patches[1].surface

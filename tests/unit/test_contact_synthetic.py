@@ -10,8 +10,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mocap_dynamics.solver.contact import Bounds, Material, Plane, PoseController, Surface, estimate_contact, resting_distance, \
-    simulate_contact
+from mocap_dynamics.solver.contact import (
+    Bounds, Material, Plane, PoseController, Surface, estimate_contact, resting_distance,
+    simulate_contact,
+)
 from mocap_dynamics.solver.contact.result import foot_segments
 from mocap_dynamics.solver.contact.model import ContactPoints
 from mocap_dynamics.solver.dynamics import ExternalForces, inverse_dynamics
@@ -138,7 +140,6 @@ def test_resting_height_is_where_a_motionless_subject_stands(model):
 
 def test_several_planes_a_foot_on_a_step(model):
     """The left foot lands on a 10 cm step, the right on the floor; both surfaces and springs are found."""
-    q = model.neutral_q()
     bent = stance(model, step=0.10)
     floor = Surface.floor(0.0, material=TRUTH)
     step = Surface.step(0.10, edge=(0.0, 0.0, 0.0), outward=(0.0, -1.0, 0.0),

@@ -4,7 +4,6 @@ their labels replaced by shuffled numbers. The discovered segments must be the l
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from mocap_dynamics.solver.io import load_trial, write_c3d, write_trc

@@ -3,7 +3,9 @@
 import numpy as np
 import pytest
 
-from mocap_dynamics.solver.dynamics import ExternalForces, external_root_wrench, forward_differences, point_force_root_map, rnea
+from mocap_dynamics.solver.dynamics import (
+    ExternalForces, external_root_wrench, forward_differences, point_force_root_map, rnea,
+)
 from mocap_dynamics.solver.errors import SolverError
 from mocap_dynamics.solver.rotations import quat_from_axis_angle, quat_to_matrix
 from tests.unit.test_dynamics_models import chain, humanoid, smooth_motion

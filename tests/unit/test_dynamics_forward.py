@@ -5,8 +5,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from mocap_dynamics.solver.dynamics import forward_differences, forward_dynamics, inverse_dynamics, mass_matrix, momentum, replay, \
-    rnea, simulate
+from mocap_dynamics.solver.dynamics import (
+    forward_differences, forward_dynamics, inverse_dynamics, mass_matrix, momentum, replay,
+    rnea, simulate,
+)
 from mocap_dynamics.solver.dynamics.derivatives import continuous_quaternions
 from mocap_dynamics.solver.errors import SolverError
 from mocap_dynamics.solver.kinematics.motion import Motion

@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 from mocap_dynamics.solver.errors import InputError
-from mocap_dynamics.solver.io import Table, attach_plates, load_trial, quiet_standing_weight, read_grf_mot, read_table, write_table
+from mocap_dynamics.solver.io import (
+    Table, attach_plates, load_trial, quiet_standing_weight, read_grf_mot, read_table, write_table,
+)
 
 
 def test_grf_table_reads_with_its_header(shared_data):

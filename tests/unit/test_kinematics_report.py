@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from mocap_dynamics.solver.errors import SolverError
-from mocap_dynamics.solver.kinematics import (Motion, convergence_summary, marker_error_stats, marker_rms, plot_marker_errors,
-                               reconstruct)
+from mocap_dynamics.solver.kinematics import (Motion, convergence_summary, marker_error_stats, marker_rms,
+                                              plot_marker_errors, reconstruct)
 from mocap_dynamics.solver.kinematics.synthetic import linkage_model, smooth_motion, synthetic_trial
 
 

@@ -10,7 +10,9 @@ from mocap_dynamics.solver.kinematics.lee import bodies_of
 from mocap_dynamics.solver.kinematics.lee.assemble import motion_coordinates
 from mocap_dynamics.solver.kinematics.lee.bodies import HINGE_HALF_WIDTH
 from mocap_dynamics.solver.kinematics.lee.joints import project_rotations, universal_constraints
-from mocap_dynamics.solver.kinematics.lee.residuals import joint_acceleration_gaps, joint_position_gaps, joint_velocity_gaps
+from mocap_dynamics.solver.kinematics.lee.residuals import (
+    joint_acceleration_gaps, joint_position_gaps, joint_velocity_gaps,
+)
 from mocap_dynamics.solver.rotations import matrix_to_quat, quat_from_axis_angle, quat_to_matrix
 
 from test_dynamics_models import analytic_motion

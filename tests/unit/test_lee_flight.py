@@ -4,7 +4,9 @@ a calibrated body model estimated from noisy markers, against finite differences
 import numpy as np
 import pytest
 
-from mocap_dynamics.solver.dynamics import GRAVITY, forward_differences, inverse_dynamics, momentum, segment_motion, simulate
+from mocap_dynamics.solver.dynamics import (
+    GRAVITY, forward_differences, inverse_dynamics, momentum, segment_motion, simulate,
+)
 from mocap_dynamics.solver.errors import SolverError
 from mocap_dynamics.solver.io.trial import Trial
 from mocap_dynamics.solver.kinematics.lee import estimate_lee

@@ -3,11 +3,15 @@
 import numpy as np
 
 from mocap_dynamics.solver.kinematics.lee import bodies_of
-from mocap_dynamics.solver.kinematics.lee.initial import angular_acceleration, angular_velocity, cm_rate, marker_products
+from mocap_dynamics.solver.kinematics.lee.initial import (
+    angular_acceleration, angular_velocity, cm_rate, marker_products,
+)
 from mocap_dynamics.solver.kinematics.lee.splines import quaternion_rates, spline_derivatives
 from mocap_dynamics.solver.model.body import BodyModel, Segment
-from mocap_dynamics.solver.rotations import davenport_matrix, fit_rigid, quat_from_axis_angle, quat_mul, quat_normalize, \
-    quat_to_matrix, skew
+from mocap_dynamics.solver.rotations import (
+    davenport_matrix, fit_rigid, quat_from_axis_angle, quat_mul, quat_normalize,
+    quat_to_matrix, skew,
+)
 
 MARKERS = ((0.1, 0.05, 0.0), (-0.1, 0.08, 0.02), (0.0, -0.1, 0.1), (0.05, 0.0, -0.12))
 

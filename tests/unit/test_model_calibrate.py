@@ -206,7 +206,8 @@ def test_missing_landmark_names_the_segment_and_markers(static):
     fewer = replace(static, labels=static.labels[:drop] + static.labels[drop + 1:],
                     markers=np.delete(static.markers, drop, 1))
     with pytest.raises(ModelError, match=r"Cannot locate.*shank_l \(needs ankle_lat_l: no marker of the trial reads "
-                                         r"as a left lateral malleolus \(ankle\) marker, such as LANK.*\[landmarks\] table"):
+                                         r"as a left lateral malleolus \(ankle\) marker, such as LANK.*"
+                                         r"\[landmarks\] table"):
         calibrate(fewer)
 
 

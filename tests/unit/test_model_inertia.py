@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 
 from mocap_dynamics.solver.errors import ModelError
-from mocap_dynamics.solver.model.inertia import DE_LEVA, LEE, check_inertia, combine, part_inertia, point_inertia, table_rows
+from mocap_dynamics.solver.model.inertia import (
+    DE_LEVA, LEE, check_inertia, combine, part_inertia, point_inertia, table_rows,
+)
 from mocap_dynamics.solver.model.templates import ANATOMY
 
 

@@ -126,7 +126,8 @@ def test_bad_mapping_files(tmp_path, text, message):
 
 def test_weighted_landmarks_and_alternatives(tmp_path):
     path = tmp_path / "lab.toml"
-    path.write_text('extends = "cmu41"\n[landmarks]\nsupr = [["CLAV"], {markers = ["STRN", "C7"], weights = [0.8, 0.2]}]\n')
+    path.write_text('extends = "cmu41"\n[landmarks]\n'
+                    'supr = [["CLAV"], {markers = ["STRN", "C7"], weights = [0.8, 0.2]}]\n')
     mset = load_markerset(path)
     assert mset.landmarks["supr"] == (Point.mean(["CLAV"]), Point((("STRN", 0.8), ("C7", 0.2))))
     assert str(mset.landmarks["supr"][1]) == "0.80 STRN + 0.20 C7"

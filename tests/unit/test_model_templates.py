@@ -66,7 +66,8 @@ def test_positive_angles_are_flexion_dorsiflexion_inversion():
     for side, medial in (("l", -1.0), ("r", 1.0)):  # Y is left: the left foot's medial border is at -Y
         dorsi, inversion = t[f"foot_{side}"].axes
         assert (axis_rotation(dorsi, 0.3) @ toe)[2] > 0  # dorsiflexion lifts the toes
-        assert (axis_rotation(inversion, 0.3) @ np.array([0.0, medial, 0.0]))[2] > 0  # inversion lifts the medial border
+        # inversion lifts the medial border
+        assert (axis_rotation(inversion, 0.3) @ np.array([0.0, medial, 0.0]))[2] > 0
     assert get_template("full15").segments[4].axes == t["forearm_l"].axes
 
 

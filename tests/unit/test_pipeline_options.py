@@ -10,7 +10,8 @@ from mocap_dynamics.solver.pipeline import PipelineOptions, options_from_dict, o
 
 def test_toml_sets_fields_and_import_table_and_resolves_relative_paths(tmp_path):
     (tmp_path / "options.toml").write_text('until = "dynamics"\nmass = 61.5\nstatic = "static.trc"\n'
-                                           'method = "lee"\ncutoff = 8\ncontact_forces = "per_frame"\n[import]\nunits = "mm"\nup_axis = "y"\n')
+                                           'method = "lee"\ncutoff = 8\ncontact_forces = "per_frame"\n'
+                                           '[import]\nunits = "mm"\nup_axis = "y"\n')
     options = options_from_toml(tmp_path / "options.toml")
     assert (options.until, options.mass, options.method, options.cutoff, options.contact_forces) \
         == ("dynamics", 61.5, "lee", 8, "per_frame")

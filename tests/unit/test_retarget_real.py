@@ -109,7 +109,8 @@ def test_planted_feet_and_hips_that_follow_the_subject(source, walk):
         hip, ankle = (heads[:, character.index(f"mixamorig:{side}{b}")] for b in ("UpLeg", "Foot"))
         np.testing.assert_allclose(ankle - hip, result.scale * (walk.motion.positions[:, model.index(f"foot_{s}")]
                                                                 - walk.motion.positions[:, model.index(f"thigh_{s}")]),
-                                   atol=1e-3, err_msg="the ankles reach the subject's, scaled (the knee stays bent 0.1 %)")
+                                   atol=1e-3,
+                                   err_msg="the ankles reach the subject's, scaled (the knee stays bent 0.1 %)")
     without = retarget(source.__class__(source.skeleton, source.pose, source.rate, None), character,
                        result.mapping)
     assert without.slides == () and not without.hip_drop.any(), "no stances: nothing is locked"

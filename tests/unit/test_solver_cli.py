@@ -110,7 +110,8 @@ def test_gap_fill_flags_fill_their_table_over_the_options_file(tmp_path):
 
 def test_flags_pass_on_to_a_child_process_unchanged(tmp_path, monkeypatch):
     argv = ["--until", "dynamics", "--model", "brubaker12", "--mass", "61.5", "--keep-prefix", "--up-axis", "Y",
-            "--reconstruct", "lee", "--cutoff", "8", "--contact-forces", "per_frame", "--static", "static.trc", "--zero-gravity", "leg_lifting",
+            "--reconstruct", "lee", "--cutoff", "8", "--contact-forces", "per_frame", "--static", "static.trc",
+            "--zero-gravity", "leg_lifting",
             "--fill", "pca", "--fill-max-gap", "1.5",
             "--zero-g-duration", "2"]
     monkeypatch.chdir(tmp_path)

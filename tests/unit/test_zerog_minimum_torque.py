@@ -27,8 +27,8 @@ def test_the_optimum_needs_less_torque_than_the_quintic(lift):
     q = result.motion.q
     for name in ("thigh_l", "thigh_r"):  # the postures are met (rotation matrices: quaternion signs may differ)
         k = model.q_starts[model.index(name)]
-        np.testing.assert_allclose(quat_to_matrix(q[[0, -1], k:k + 4]), quat_to_matrix(np.stack([start, end])[:, k:k + 4]),
-                                   atol=1e-12)
+        np.testing.assert_allclose(quat_to_matrix(q[[0, -1], k:k + 4]),
+                                   quat_to_matrix(np.stack([start, end])[:, k:k + 4]), atol=1e-12)
     k = model.v_starts[model.index("thigh_l")]
     np.testing.assert_allclose(result.motion.v[[0, -1], k:k + 3], 0, atol=1e-12)  # at rest at both ends
     assert result.momentum_drift <= 1e-9 and result.motion.method == "minimum_torque"

@@ -53,8 +53,10 @@ def test_the_dynamic_tree_reproduces_the_inverse_dynamics(weld_head):
             expected = np.einsum("tij,ti->tj", jac, expected)
         np.testing.assert_allclose(Q[:, joints], expected, atol=1e-9 * np.abs(tau).max(), err_msg=s.name)
     rot = quat_to_matrix(q[:, 3:7])
-    np.testing.assert_allclose(np.einsum("tij,tj->ti", rot, base[:, 3:]), ours.root_wrench[:, :3], atol=1e-9 * np.abs(tau).max())
-    np.testing.assert_allclose(np.einsum("tij,tj->ti", rot, base[:, :3]), ours.root_wrench[:, 3:], atol=1e-9 * np.abs(tau).max())
+    np.testing.assert_allclose(np.einsum("tij,tj->ti", rot, base[:, 3:]), ours.root_wrench[:, :3],
+                               atol=1e-9 * np.abs(tau).max())
+    np.testing.assert_allclose(np.einsum("tij,tj->ti", rot, base[:, :3]), ours.root_wrench[:, 3:],
+                               atol=1e-9 * np.abs(tau).max())
 
 
 def test_floating_tree_torques_equal_the_free_floating_simulation():
