@@ -108,6 +108,16 @@ def test_a_failing_step_reports_one_line_and_changes_nothing(walking, addon, tmp
     assert snapshot() == before
 
 
+def test_a_background_step_names_the_sidebar_fields(walking, addon, package):
+    """An error made in the worker thread speaks the sidebar's language, as the operator's job gets it."""
+    messages = importlib.import_module(f"{package.__name__}.addon.messages")
+    with messages.sidebar_messages():  # as ``JobOperator.execute`` makes its job
+        job = addon["addon.steps"].step_job(bpy.context, "calibrate", "Build Armature", mass=150.0)
+    until_over(job.start())
+    assert job.error is not None and job.error.one_line().startswith('Body mass "Body Mass" set to 150 kg, but ')
+    assert "leave out \"Body Mass\"" in job.error.one_line()
+
+
 def test_undo_after_a_finished_step(walking, addon):
     name = walking.name  # ``walking`` itself is not valid after an undo
     bpy.ops.ed.undo_push(message="Build Armature")
