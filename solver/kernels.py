@@ -1,4 +1,4 @@
-"""Small numba kernels shared by the solvers (dynamics, OTM, Lee): rotation matrices and Cholesky solves.
+"""Small numba kernels shared by the solvers (dynamics, OTM, Lee): rotation matrices, Cholesky solves, 3-vectors.
 
 They work on preallocated arrays so the per-frame loops that call them allocate nothing.
 """
@@ -61,3 +61,47 @@ def cholesky_substitute(lower, rhs, out):
         for k in range(i + 1, n):
             s -= lower[k, i] * out[k]
         out[i] = s / lower[i, i]
+
+
+#: Small-vector kernels only other kernels call: compiled into their callers (no Python wrapper, no cache
+#: of their own), explicit loops (numpy's broadcasting costs more compile time than these kernels).
+small = njit(no_cpython_wrapper=True, no_cfunc_wrapper=True)
+
+
+@small
+def axis_matrix_into(axis, angle, out):
+    s = np.sin(0.5 * angle)
+    quat_to_matrix_into((np.cos(0.5 * angle), s * axis[0], s * axis[1], s * axis[2]), out)
+
+
+@small
+def dot3(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@small
+def cross3_into(a, b, out):
+    out[0] = a[1] * b[2] - a[2] * b[1]
+    out[1] = a[2] * b[0] - a[0] * b[2]
+    out[2] = a[0] * b[1] - a[1] * b[0]
+
+
+@small
+def rotate_into(r, x, out):
+    """out = r x (3x3 times a 3-vector); ``out`` is not ``x``."""
+    for i in range(3):
+        out[i] = r[i, 0] * x[0] + r[i, 1] * x[1] + r[i, 2] * x[2]
+
+
+@small
+def compose_into(a, b, out):
+    """out = a b (3x3); ``out`` is neither ``a`` nor ``b``."""
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = a[i, 0] * b[0, j] + a[i, 1] * b[1, j] + a[i, 2] * b[2, j]
+
+
+@small
+def copy_into(source, out):
+    for i in range(len(source)):
+        out[i] = source[i]

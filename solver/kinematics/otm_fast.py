@@ -55,7 +55,10 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ..kernels import cholesky_factor, cholesky_substitute, quat_to_matrix_into
+from ..kernels import (
+    axis_matrix_into, cholesky_factor, cholesky_substitute, compose_into, copy_into, cross3_into, dot3,
+    quat_to_matrix_into, rotate_into,
+)
 from ..model.body import BodyModel
 
 FREE, BALL, UNIVERSAL, HINGE, WELD = range(5)
@@ -155,46 +158,6 @@ def _workspace(tree):
                 np.zeros(3), np.zeros(3), np.zeros(3), np.zeros(3), np.zeros(3))
 
 
-# --- small rotations and vectors ---------------------------------------------------------------------------
-@_inner
-def _axis_matrix(axis, angle, out):
-    s = np.sin(0.5 * angle)
-    quat_to_matrix_into((np.cos(0.5 * angle), s * axis[0], s * axis[1], s * axis[2]), out)
-
-
-@_inner
-def _dot(a, b):
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-
-
-@_inner
-def _cross(a, b, out):
-    out[0] = a[1] * b[2] - a[2] * b[1]
-    out[1] = a[2] * b[0] - a[0] * b[2]
-    out[2] = a[0] * b[1] - a[1] * b[0]
-
-
-@_inner
-def _rotate(r, x, out):
-    """out = r x (3x3 times a 3-vector); ``out`` is not ``x``."""
-    for i in range(3):
-        out[i] = r[i, 0] * x[0] + r[i, 1] * x[1] + r[i, 2] * x[2]
-
-
-@_inner
-def _compose(a, b, out):
-    """out = a b (3x3); ``out`` is neither ``a`` nor ``b``."""
-    for i in range(3):
-        for j in range(3):
-            out[i, j] = a[i, 0] * b[0, j] + a[i, 1] * b[1, j] + a[i, 2] * b[2, j]
-
-
-@_inner
-def _copy(source, out):
-    for i in range(len(source)):
-        out[i] = source[i]
-
-
 # --- kinematics ------------------------------------------------------------------------------------------
 @_inner
 def _joint_rotation(tree, s, q, out, scratch, scratch2):
@@ -205,11 +168,11 @@ def _joint_rotation(tree, s, q, out, scratch, scratch2):
     elif j == BALL:
         quat_to_matrix_into(q[i:i + 4], out)
     elif j == HINGE:
-        _axis_matrix(tree.axes[s, 0], q[i], out)
+        axis_matrix_into(tree.axes[s, 0], q[i], out)
     elif j == UNIVERSAL:
-        _axis_matrix(tree.axes[s, 0], q[i], scratch)
-        _axis_matrix(tree.axes[s, 1], q[i + 1], scratch2)
-        _compose(scratch, scratch2, out)
+        axis_matrix_into(tree.axes[s, 0], q[i], scratch)
+        axis_matrix_into(tree.axes[s, 1], q[i + 1], scratch2)
+        compose_into(scratch, scratch2, out)
     else:
         quat_to_matrix_into((1.0, 0.0, 0.0, 0.0), out)
 
@@ -226,8 +189,8 @@ def _kinematics(tree, q, work):
                 pos[s, k] = q[k]
         else:
             _joint_rotation(tree, s, q, work.local, work.scratch, work.scratch2)
-            _compose(rot[p], work.local, rot[s])
-            _rotate(rot[p], tree.offset[s], pos[s])
+            compose_into(rot[p], work.local, rot[s])
+            rotate_into(rot[p], tree.offset[s], pos[s])
             for k in range(3):
                 pos[s, k] += pos[p, k]
         first_rotation = 0
@@ -241,12 +204,12 @@ def _kinematics(tree, q, work):
                 for c in range(3):
                     axis[v + first_rotation + k, c] = rot[s, c, k]
         elif j == HINGE:
-            _rotate(rot[p], tree.axes[s, 0], axis[v])
+            rotate_into(rot[p], tree.axes[s, 0], axis[v])
         elif j == UNIVERSAL:
-            _rotate(rot[p], tree.axes[s, 0], axis[v])
-            _axis_matrix(tree.axes[s, 0], q[tree.q_start[s]], work.scratch)
-            _compose(rot[p], work.scratch, work.scratch2)
-            _rotate(work.scratch2, tree.axes[s, 1], axis[v + 1])
+            rotate_into(rot[p], tree.axes[s, 0], axis[v])
+            axis_matrix_into(tree.axes[s, 0], q[tree.q_start[s]], work.scratch)
+            compose_into(rot[p], work.scratch, work.scratch2)
+            rotate_into(work.scratch2, tree.axes[s, 1], axis[v + 1])
         for k in range(v + first_rotation, v + tree.n_dof[s]):
             for c in range(3):
                 pivot[k, c] = pos[s, c]
@@ -273,25 +236,25 @@ def _accumulate(tree, s, point, residual, weight, vector, work):
                 columns[a, c] = 0.0 if vector else axis[i, c]
             continue
         if vector:
-            _cross(axis[i], point if i >= first_own else residual, columns[a])
+            cross3_into(axis[i], point if i >= first_own else residual, columns[a])
         else:
             for c in range(3):
                 lever[c] = point[c] - work.pivot[i, c]
-            _cross(axis[i], lever, columns[a])
+            cross3_into(axis[i], lever, columns[a])
     for a in range(n):
         i = tree.chain[s, a]
-        work.gradient[i] += weight * _dot(columns[a], residual)
+        work.gradient[i] += weight * dot3(columns[a], residual)
         for b in range(a + 1):
             j = tree.chain[s, b]
-            work.gn[i, j] += weight * _dot(columns[a], columns[b])
+            work.gn[i, j] += weight * dot3(columns[a], columns[b])
             if j < 3:
                 continue
-            _cross(axis[j], columns[a], bend)
-            curvature = _dot(residual, bend)
+            cross3_into(axis[j], columns[a], bend)
+            curvature = dot3(residual, bend)
             segment = tree.dof_segment[i]
             if i != j and segment == tree.dof_segment[j] and tree.joint[segment] != UNIVERSAL:
-                _cross(axis[i], columns[b], bend)
-                curvature = 0.5 * (curvature + _dot(residual, bend))
+                cross3_into(axis[i], columns[b], bend)
+                curvature = 0.5 * (curvature + dot3(residual, bend))
             work.second[i, j] += weight * curvature
 
 
@@ -312,22 +275,22 @@ def _evaluate(tree, q, measured, weights, prior, target, work):
         if weights[m] <= 0.0:
             continue
         s = tree.marker_segment[m]
-        _rotate(rot[s], tree.marker_offset[m], point)
+        rotate_into(rot[s], tree.marker_offset[m], point)
         for c in range(3):
             point[c] += pos[s, c]
             residual[c] = point[c] - measured[m, c]
-        markers += 0.5 * weights[m] * _dot(residual, residual)
+        markers += 0.5 * weights[m] * dot3(residual, residual)
         _accumulate(tree, s, point, residual, weights[m], False, work)
     priors = 0.0
     for s in range(1, len(tree.parent)):
         if not prior[s]:
             continue
         for k in range(3):
-            _rotate(rot[tree.parent[s]], target[s, :, k], work.moved)
+            rotate_into(rot[tree.parent[s]], target[s, :, k], work.moved)
             for c in range(3):
                 point[c] = rot[s, c, k]
                 residual[c] = point[c] - work.moved[c]
-            priors += 0.5 * PRIOR_WEIGHT * _dot(residual, residual)
+            priors += 0.5 * PRIOR_WEIGHT * dot3(residual, residual)
             _accumulate(tree, s, point, residual, PRIOR_WEIGHT, True, work)
     return markers, priors
 
@@ -370,7 +333,7 @@ def _quat_times_exp(q, i, rx, ry, rz):
 @_inner
 def _retract(tree, q, step, out):
     """``out = q ⊕ step``: translations and angles add, quaternions turn by the exponential map."""
-    _copy(q, out)
+    copy_into(q, out)
     for s in range(len(tree.parent)):
         j, i, v = tree.joint[s], tree.q_start[s], tree.v_start[s]
         if j == FREE:
@@ -435,7 +398,7 @@ def prepare_frame(tree, previous, previous_ok, previous_undetermined, fit, defau
 
 @_inner
 def _prepare_frame(tree, previous, previous_ok, previous_undetermined, fit, default, start, target):
-    _copy(default if np.isnan(previous[0]) else previous, start)
+    copy_into(default if np.isnan(previous[0]) else previous, start)
     for s in range(len(tree.parent)):
         i, n = tree.q_start[s], tree.q_size[s]
         if n == 0 or (previous_ok and not previous_undetermined[s]):
@@ -460,7 +423,7 @@ def _solve_frame(tree, start, measured, weights, target, tolerance, max_iteratio
     prior; a frame without data keeps ``start``). Returns (steps, converged, marker objective).
     ``current`` and ``candidate`` are two workspaces (the accepted point's system and the trial's);
     ``trial`` (nq) holds the trial coordinates."""
-    _copy(start, trial)
+    copy_into(start, trial)
     for s in range(len(undetermined)):
         undetermined[s] = False
     damping, growth = INITIAL_DAMPING, 2.0
@@ -471,16 +434,16 @@ def _solve_frame(tree, start, measured, weights, target, tolerance, max_iteratio
         if not checked:
             checked = True
             if _free_dofs(tree, weights, candidate, undetermined):
-                _copy(start, q)
+                copy_into(start, q)
                 return 0, False, np.nan
             if undetermined.any():
                 continue  # evaluate the start again, with the priors
         gain = (markers + priors - trial_markers - trial_priors) / predicted if predicted > 0 else -1.0
         if first or gain > 0 or small:
-            _copy(candidate.gradient, current.gradient)
-            _copy(candidate.gn.ravel(), current.gn.ravel())
-            _copy(candidate.second.ravel(), current.second.ravel())
-            _copy(trial, q)
+            copy_into(candidate.gradient, current.gradient)
+            copy_into(candidate.gn.ravel(), current.gn.ravel())
+            copy_into(candidate.second.ravel(), current.second.ravel())
+            copy_into(trial, q)
             markers, priors = trial_markers, trial_priors
             if small:
                 return steps, True, markers
@@ -538,7 +501,7 @@ def solve_trial(tree, measured, weights, fit, default, tolerance, max_iterations
         steps[t], converged[t], objective[t] = _solve_frame(
             tree, start, measured[t], weights[t], target, tolerance, max_iterations, q[t], undetermined[t], current,
             candidate, trial)
-        _copy(q[t], previous)
-        _copy(undetermined[t], previous_undetermined)
+        copy_into(q[t], previous)
+        copy_into(undetermined[t], previous_undetermined)
         previous_ok = converged[t]
     return q, steps, converged, objective, undetermined
