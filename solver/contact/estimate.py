@@ -29,7 +29,7 @@ from ..errors import SolverError
 from ..kinematics.motion import Motion
 from .model import ContactConstants, ContactPoints, Surface, SurfaceArrays, point_motion, point_positions
 from .paper_fit import Bounds, fit_plane_and_springs
-from .per_frame import PerFrameOptions, activations, per_frame_forces
+from .per_frame import JointLoads, PerFrameOptions, activations, per_frame_forces
 from .result import Contact, contact_from_surfaces, foot_segments
 from .support import find_patches
 
@@ -105,20 +105,38 @@ def estimate_contact(motion: Motion | None = None, *, dynamics: Dynamics | None 
     best, record, name, scale, anchor = fit_plane_and_springs(dynamics, positions, velocities, on_feet, surfaces,
                                                               normalisation, starts, bounds, torque_weight,
                                                               constants)
-    by_surface = None if forces == "spring" else _per_frame_by_surface(dynamics, best, positions, torque_weight,
-                                                                       per_frame, constants)
+    by_surface = None if forces == "spring" else _per_frame_by_surface(
+        dynamics, best, (positions, velocities), per_frame, torque_weight, constants, joint_loads(dynamics, points))
     return contact_from_surfaces(dynamics, best, name, scale, constants, anchor[:2], record,
                                  int(np.count_nonzero(on_feet)), by_surface, motion=(positions, velocities))
 
 
-def _per_frame_by_surface(dynamics: Dynamics, surfaces: tuple[Surface, ...], positions: np.ndarray,
-                          torque_weight: float, options: PerFrameOptions, constants: ContactConstants,
-                          frames: np.ndarray | slice = slice(None)) -> np.ndarray:
-    """Per-frame point forces (``per_frame``) on ``frames``, by surface: (S, T, K, 3) [N]."""
+def joint_loads(dynamics: Dynamics, points: ContactPoints) -> JointLoads:
+    """The joints between the root and the contact points, with their torques without contact (``per_frame``'s
+    effort term (**))."""
+    model = dynamics.model
+    carries = np.zeros((len(points.segments), len(model.segments)), dtype=bool)
+    for k, s in enumerate(points.segments):
+        while s > 0:  # the root is not a joint: its wrench is the residual
+            carries[k, s], s = True, model.segments[s].parent
+    joints = np.flatnonzero(carries.any(0))
+    centres = model.forward_kinematics(dynamics.q)[1][:, joints]
+    return JointLoads(dynamics.joint_torque_world[:, joints], centres, carries[:, joints])
+
+
+def _per_frame_by_surface(dynamics: Dynamics, surfaces: tuple[Surface, ...], point_motion: tuple,
+                          options: PerFrameOptions, torque_weight: float, constants: ContactConstants,
+                          joints: JointLoads, frames: np.ndarray | slice = slice(None)) -> np.ndarray:
+    """Per-frame point forces (``per_frame``) on ``frames``, by surface: (S, T, K, 3) [N]; ``point_motion`` the
+    contact points' positions and velocities (T, K, 3), ``joints`` (``joint_loads``) the joints of the effort
+    term, over all frames."""
+    positions, velocities = point_motion
     weight = dynamics.model.total_mass * float(np.linalg.norm(dynamics.gravity))
     centre_of_mass = dynamics.model.body_com(dynamics.q[frames])
+    joints = JointLoads(joints.torque[frames], joints.centre[frames], joints.carries)
     return per_frame_forces(dynamics.root_wrench[frames], dynamics.root_origin[frames], positions[frames],
-                            surfaces, weight, torque_weight, options, constants, centre_of_mass)
+                            surfaces, weight, torque_weight, options, constants, centre_of_mass,
+                            velocities[frames], joints)
 
 
 def _wrench_left(dynamics: Dynamics, positions: np.ndarray, forces: np.ndarray, frames, torque_weight: float
@@ -145,7 +163,8 @@ def detected_surfaces(dynamics: Dynamics, points: ContactPoints, positions: np.n
         return (), np.zeros((0,) + positions.shape)
     weight = model.total_mass * float(np.linalg.norm(dynamics.gravity))
     kept = [candidates[0]]
-    on_floor = _per_frame_by_surface(dynamics, (kept[0].surface,), positions, torque_weight, options, constants)
+    motion, joints = (positions, velocities), joint_loads(dynamics, points)
+    on_floor = _per_frame_by_surface(dynamics, (kept[0].surface,), motion, options, torque_weight, constants, joints)
     left = _wrench_left(dynamics, positions, on_floor.sum(0), slice(None), torque_weight)
     for patch in sorted(candidates[1:], key=lambda p: p.height):
         frames = np.flatnonzero(patch.resting)
@@ -153,7 +172,7 @@ def detected_surfaces(dynamics: Dynamics, points: ContactPoints, positions: np.n
         if not before > NEEDED * weight:
             continue
         trial = tuple(p.surface for p in kept) + (patch.surface,)
-        forces = _per_frame_by_surface(dynamics, trial, positions, torque_weight, options, constants, frames)
+        forces = _per_frame_by_surface(dynamics, trial, motion, options, torque_weight, constants, joints, frames)
         after = _wrench_left(dynamics, positions, forces.sum(0), frames, torque_weight)
         if before - np.nanmean(after) > GAIN * weight:
             kept.append(patch)
@@ -164,6 +183,6 @@ def detected_surfaces(dynamics: Dynamics, points: ContactPoints, positions: np.n
     activation, surface, _ = activations(positions, SurfaceArrays(surfaces), constants)
     near_raised = np.flatnonzero(np.any((surface > 0) & (activation > options.min_activation), axis=1))
     forces = np.concatenate([on_floor, np.zeros((len(kept) - 1,) + on_floor.shape[1:])])
-    forces[:, near_raised] = _per_frame_by_surface(dynamics, surfaces, positions, torque_weight, options, constants,
-                                                   near_raised)
+    forces[:, near_raised] = _per_frame_by_surface(dynamics, surfaces, motion, options, torque_weight, constants,
+                                                   joints, near_raised)
     return tuple(kept), forces

@@ -121,3 +121,55 @@ def test_two_feet_share_a_vertical_load_leaning_toward_the_centre_of_mass():
             assert back[0] > 0.02 * weight and front[0] == pytest.approx(-back[0], abs=1e-3 * weight)
     with pytest.raises(SolverError, match="toward_centre_of_mass"):
         PerFrameOptions(toward_centre_of_mass=-1.0)
+
+
+def _seat_and_feet():
+    """A seat under the centre of mass (four points about x = 0, on the root) and two feet 40 cm in front,
+    carried by a hip joint 40 cm above the seat whose torque without contact is zero; the root wrench is the
+    weight of a still body whose centre of mass is over the seat's middle."""
+    from mocap_dynamics.solver.contact.per_frame import JointLoads
+    seat = np.array([[x, y, 0.0] for x in (-0.15, 0.15) for y in (-0.1, 0.1)])
+    feet = np.array([[x, y, 0.0] for x in (0.38, 0.46) for y in (-0.1, 0.1)])
+    points = np.concatenate([seat, feet])[None]
+    root = np.array([[0.0, 0.0, 1.0]])
+    weight = 600.0
+    joints = JointLoads(np.zeros((1, 1, 3)), np.array([[[0.0, 0.0, 0.4]]]), np.array([[False]] * 4 + [[True]] * 4))
+    return points, root, weight, np.array([[0.0, 0.0, weight, 0.0, 0.0, 0.0]]), joints
+
+
+def test_effort_keeps_the_load_off_the_feet_of_a_seated_body():
+    """Seat and feet can both carry a seated body's weight; the root wrench does not say how. Without the effort
+    term the Tikhonov prior spreads the load over every point, feet included (11 % of the weight here), so the
+    hip must push the feet down; the effort term spares the hip: the feet carry less, more so as it weighs
+    more."""
+    from mocap_dynamics.solver.contact import Surface
+    from mocap_dynamics.solver.contact.per_frame import per_frame_forces
+    points, root, weight, wrench, joints = _seat_and_feet()
+    on_feet = {}
+    for effort in (0.0, 0.05, 1.0):
+        forces = per_frame_forces(wrench, root, points, (Surface.floor(0.0),), weight, joints=joints,
+                                  options=PerFrameOptions(effort=effort, toward_centre_of_mass=0.0))[0, 0]
+        np.testing.assert_allclose(forces.sum(0), [0.0, 0.0, weight], atol=1e-3 * weight)
+        on_feet[effort] = forces[4:, 2].sum()
+    assert on_feet[0.0] > 0.1 * weight
+    assert on_feet[0.05] < 0.6 * on_feet[0.0] and on_feet[1.0] < 0.5 * on_feet[0.05]
+    with pytest.raises(SolverError, match="effort"):
+        PerFrameOptions(effort=-1.0)
+
+
+def test_a_point_sliding_fast_along_the_floor_carries_nothing():
+    """Three points on the floor share a weight over the middle one; when the middle one slides at 3 m/s (a
+    swing foot skimming the floor) the two at rest carry it all. With the sliding term off, all three share."""
+    from mocap_dynamics.solver.contact import Surface
+    from mocap_dynamics.solver.contact.per_frame import per_frame_forces
+    points = np.array([[[-0.1, 0.0, 0.0], [0.0, 0.0, 0.0], [0.1, 0.0, 0.0]]])
+    velocities = np.zeros_like(points)
+    velocities[0, 1] = [3.0, 0.0, 0.0]
+    weight = 600.0
+    wrench = np.array([[0.0, 0.0, weight, 0.0, 0.0, 0.0]])
+    root = np.array([[0.0, 0.0, 1.0]])
+    for speed, share in ((1.0, 0.0), (0.0, 1 / 3)):
+        forces = per_frame_forces(wrench, root, points, (Surface.floor(0.0),), weight, velocities=velocities,
+                                  options=PerFrameOptions(sliding_speed=speed))[0, 0]
+        np.testing.assert_allclose(forces.sum(0), [0.0, 0.0, weight], atol=1e-3 * weight)
+        assert forces[1, 2] == pytest.approx(share * weight, abs=0.01 * weight)

@@ -139,5 +139,7 @@ def test_sit_to_stand_sits_on_a_seat(trials):
     seated = contact.surface_force[:, 1, 2] > 0.5 * contact.body_weight
     assert seated.mean() > 0.2  # five sit-to-stand cycles: seated for a good part of the trial
     assert np.nanmean(plates.measured[seated, 2]) < 0.25 * contact.body_weight  # and the plates agree
+    # seated, the feet carry the legs' weight, not a share of the body's (the effort term of per_frame)
+    assert np.nanmean(plates.estimated[seated, 2] - plates.measured[seated, 2]) < 0.1 * contact.body_weight
     assert contact.explained_force > 0.9
-    assert plates.correlation_vertical > 0.95 and plates.rmse_vertical < 15.0
+    assert plates.correlation_vertical > 0.95 and plates.rmse_vertical < 12.0
