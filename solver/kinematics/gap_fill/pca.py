@@ -118,10 +118,10 @@ def meet_ends(fill: np.ndarray, start: int, stop: int, misfit_before: np.ndarray
 def expected_error(markers: np.ndarray, present: np.ndarray, marker: int, length: int) -> float | None:
     """RMS error [m] of the PCA fill (meeting the ends) of ``length``-frame gaps cut where ``marker`` is
     measured: ``TEST_GAPS`` disjoint ones, spread over the stretches where it is measured ``length + 2``
-    frames in a row (beyond the paper: how well this trial teaches the model to fill a gap this long; the
-    test gaps are cut at once and also take their frames out of the training, so the estimate is
-    pessimistic). None when there is no room for ``TEST_GAPS`` such gaps (the trial is too short to have
-    shown the motion several times), or the model cannot be learnt."""
+    frames in a row (beyond the paper: how well this trial teaches the model to fill a gap this long; each
+    test gap also takes its frames out of the training, so the estimate is pessimistic). None when there is
+    no room for ``TEST_GAPS`` such gaps (the trial is too short to have shown the motion several times), or
+    the model cannot be learnt."""
     window = length + 2
     runs = np.convolve(present[:, marker].astype(int), np.ones(window, dtype=int), mode="valid")
     starts = np.flatnonzero(runs == window) + 1  # gap starts with a measured frame on each side
@@ -131,17 +131,14 @@ def expected_error(markers: np.ndarray, present: np.ndarray, marker: int, length
             disjoint.append(start)
     if len(disjoint) < TEST_GAPS:
         return None
-    tests = np.array(disjoint)[np.linspace(0, len(disjoint) - 1, TEST_GAPS).round().astype(int)]
-    cut, seen = markers.copy(), present.copy()
-    for start in tests:
-        cut[start:start + length, marker], seen[start:start + length, marker] = np.nan, False
-    frames = np.concatenate([np.arange(start - 1, start + length + 1) for start in tests])
-    fills = pca_fill(cut, seen, marker, frames)  # one model for all test gaps, learnt without any of them
-    if fills is None:
-        return None
     squared = []
-    for fill, start in zip(fills.reshape(len(tests), window, 3), tests):
+    for start in np.array(disjoint)[np.linspace(0, len(disjoint) - 1, TEST_GAPS).round().astype(int)]:
         stop = start + length
+        cut, seen = markers.copy(), present.copy()
+        cut[start:stop, marker], seen[start:stop, marker] = np.nan, False
+        fill = pca_fill(cut, seen, marker, np.arange(start - 1, stop + 1))
+        if fill is None:
+            return None
         fill = meet_ends(fill[1:-1], start, stop, markers[start - 1, marker] - fill[0],
                          markers[stop, marker] - fill[-1])
         squared.append(np.sum((fill - markers[start:stop, marker]) ** 2, axis=1))
