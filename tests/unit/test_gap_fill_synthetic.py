@@ -10,7 +10,7 @@ from mocap_dynamics.solver.errors import InputError
 from mocap_dynamics.solver.io.trial import Trial
 from mocap_dynamics.solver.kinematics.gap_fill import GapFillOptions, fill_gaps, find_gaps, pca_fill, rigid_fill, \
     rigid_motions, spline_fill
-from mocap_dynamics.solver.kinematics.gap_fill.pca import meet_ends
+from mocap_dynamics.solver.kinematics.gap_fill.pca import expected_error, meet_ends
 from mocap_dynamics.solver.rotations import quat_to_matrix
 
 RATE = 100.0
@@ -78,15 +78,39 @@ def test_rigid_fill_drops_a_donor_that_does_not_move_with_the_others():
     np.testing.assert_allclose(filled, markers[40:100, 0], atol=1e-10)
 
 
+def wobbling(markers: np.ndarray, which: list[int]) -> np.ndarray:
+    """``markers`` with ``which`` moving 3 cm back and forth on their own (no longer rigid with the rest)."""
+    moved = markers.copy()
+    moved[:, which, 2] += 0.03 * np.sin(2 * np.pi * 1.1 * np.arange(T) / RATE)[:, None]
+    return moved
+
+
 def test_rigid_fill_needs_three_donors_spread_in_a_plane():
-    markers = rigid_cluster()
+    markers = wobbling(rigid_cluster(), [3, 4])
     cut = with_gap(markers, 0, 40, 100)
     present = ~np.isnan(cut).any(axis=2)
     assert rigid_fill(cut, present, 0, 40, 100, [1, 2]) is None
-    line = markers.copy()
-    line[:, 1:4] = markers[:, 1:2] + np.linspace(0, 1, 3)[:, None] * (markers[:, 4:5] - markers[:, 1:2])
+    line = rigid_cluster()
+    line[:, 1:4] = line[:, 1:2] + np.linspace(0, 1, 3)[:, None] * (line[:, 4:5] - line[:, 1:2])
     cut = with_gap(line, 0, 40, 100)
     assert rigid_fill(cut, ~np.isnan(cut).any(axis=2), 0, 40, 100, [1, 2, 3]) is None
+
+
+def test_rigid_fill_takes_rigid_neighbours_off_the_segment():
+    """Markers 3 and 4 are on no segment with marker 0 but keep their distances to it (e.g. a malleolus for a
+    foot with two other markers): they carry it with its two mates; one that moves off them inside the gap
+    does not."""
+    markers = rigid_cluster()
+    cut = with_gap(markers, 0, 40, 100)
+    filled = rigid_fill(cut, ~np.isnan(cut).any(axis=2), 0, 40, 100, [1, 2])
+    np.testing.assert_allclose(filled, markers[40:100, 0], atol=1e-10)
+    slips = markers.copy()
+    slips[50:90, 3] += [0.0, 0.03, 0.0]  # rigid with marker 0 wherever both are measured, not in the gap
+    cut = with_gap(slips, 0, 40, 100)
+    filled = rigid_fill(cut, ~np.isnan(cut).any(axis=2), 0, 40, 100, [1, 2])
+    np.testing.assert_allclose(filled, markers[40:100, 0], atol=1e-10)
+    cut = with_gap(wobbling(markers, [3, 4]), 0, 40, 100)
+    assert rigid_fill(cut, ~np.isnan(cut).any(axis=2), 0, 40, 100, [1, 2]) is None
 
 
 def test_rigid_fill_blends_the_two_ends_linearly():
@@ -115,14 +139,14 @@ def test_splines_reproduce_polynomials_of_their_degree(degree):
     np.testing.assert_allclose(spline_fill(t, cut, frames, degree), trajectory[frames], atol=1e-10)
 
 
-def low_rank_markers(n_markers: int = 12, seed: int = 1) -> np.ndarray:
+def low_rank_markers(n_markers: int = 12, seed: int = 1, n_frames: int = T) -> np.ndarray:
     """Every coordinate a fixed linear mix of three periodic signals plus an offset: what PCA assumes."""
     rng = np.random.default_rng(seed)
-    t = np.arange(T) / RATE
+    t = np.arange(n_frames) / RATE
     signals = np.column_stack([np.sin(2 * np.pi * t), np.cos(2 * np.pi * 1.3 * t), np.sin(2 * np.pi * 0.7 * t)])
     mixing = rng.normal(scale=0.05, size=(3, n_markers * 3))
     offsets = rng.uniform(-0.3, 0.3, size=n_markers * 3)
-    return (signals @ mixing + offsets).reshape(T, n_markers, 3)
+    return (signals @ mixing + offsets).reshape(n_frames, n_markers, 3)
 
 
 def test_pca_fill_recovers_a_marker_of_low_rank_motion():
@@ -138,6 +162,23 @@ def test_pca_fill_needs_frames_to_learn_from():
     cut = markers.copy()
     cut[5:, 3] = np.nan  # measured in five frames only
     assert pca_fill(cut, ~np.isnan(cut).any(axis=2), 3, np.arange(5, T)) is None
+
+
+def test_pca_is_trusted_beyond_pca_max_s_when_test_fills_of_gaps_as_long_are():
+    """A 1 s gap (longer than pca_max_s) off any segment: filled on a 10 s trial of low-rank motion, where
+    PCA fills of 1 s gaps cut where the marker is measured are exact; left on a 2 s trial, too short to cut
+    three such gaps into, and left when the test fills miss (pca_trusted_error_m below their error)."""
+    long = low_rank_markers(n_frames=1000)
+    cut = with_gap(long, 5, 400, 500)
+    assert expected_error(cut, ~np.isnan(cut).any(axis=2), 5, 100) < 1e-3
+    result = fill_gaps(trial_of(cut), GapFillOptions())
+    assert result.gaps[0].method == "pca"
+    assert np.abs(result.trial.markers[400:500, 5] - long[400:500, 5]).max() < 1e-3
+    strict = fill_gaps(trial_of(cut), GapFillOptions(pca_trusted_error_m=1e-9)).gaps[0]
+    assert strict.method is None and "miss by" in strict.reason and "pca_max_s" in strict.reason
+    short = with_gap(low_rank_markers(), 5, 50, 150)
+    left = fill_gaps(trial_of(short), GapFillOptions()).gaps[0]
+    assert left.method is None and "too short" in left.reason and "rigid neighbours" in left.reason
 
 
 def test_meet_ends_shifts_a_fill_onto_the_measured_ends():
@@ -218,6 +259,7 @@ def test_one_method_for_every_gap_or_none():
     ({"max_gap_s": -1}, "max_gap_s"),
     ({"spline_max_s": "long"}, "spline_max_s"),
     ({"pca_meet_ends": "yes"}, "pca_meet_ends"),
+    ({"pca_trusted_error_m": -0.01}, "pca_trusted_error_m = -0.01 is not a number of metres"),
 ])
 def test_bad_options_say_what_is_wrong(options, words):
     with pytest.raises(InputError) as error:

@@ -4,8 +4,9 @@
 sample was filled by which method, and every gap that was left (and why). With the default options
 (``method="auto"``) a gap of at most ``spline_max_s`` with measured samples on both sides is filled by a
 spline through the marker's own samples (``spline``); a longer gap by the other markers of its segment
-moving as a rigid body (``rigid``) when at least three of them are measured throughout, else, up to
-``pca_max_s``, from the marker's correlation with all other markers (``pca``, Gløersen & Federolf 2016).
+and its rigid neighbours moving as a rigid body (``rigid``) when at least three of them are measured
+throughout, else from the marker's correlation with all other markers (``pca``, Gløersen & Federolf 2016):
+up to ``pca_max_s``, and beyond when test fills of gaps as long elsewhere in the marker are trustworthy.
 Nothing longer than ``max_gap_s`` is filled. The defaults come from ``scripts/bench_gap_fill.py``: see
 the README for the accuracy measured on real trials.
 """
@@ -19,7 +20,7 @@ import numpy as np
 from ...errors import InputError
 from ...io.trial import Trial
 from .gaps import Gaps, find_gaps
-from .pca import MIN_TRAINING_FRAMES, meet_ends, pca_fill
+from .pca import MIN_TRAINING_FRAMES, TEST_GAPS, expected_error, meet_ends, pca_fill
 from .rigid import MIN_DONORS, rigid_fill
 from .spline import DEGREES, spline_fill
 
@@ -36,7 +37,9 @@ class GapFillOptions:
     ``method``: ``"auto"`` (spline, then rigid body, then PCA, as in the module docstring), one method
     for every gap (``"spline"``, ``"rigid"``, ``"pca"``), or ``"none"``. ``spline_max_s``: ``auto``
     splines gaps up to this long [s]; ``pca_max_s``: ``auto`` fills gaps up to this long by PCA when the
-    rigid-body fill cannot; ``max_gap_s``: no gap longer than this is filled (0: no limit).
+    rigid-body fill cannot, and longer ones when PCA fills of gaps as long cut where the marker is measured
+    miss by at most ``pca_trusted_error_m`` [m] RMS (``pca.expected_error``; 0: never); ``max_gap_s``: no
+    gap longer than this is filled (0: no limit).
     ``spline``: ``"cubic"`` or ``"quintic"``. ``pca_meet_ends``: the PCA fill meets the measured samples at
     both ends of a gap (beyond the paper, see ``pca``); False: Gløersen & Federolf's fill as published.
     """
@@ -47,6 +50,7 @@ class GapFillOptions:
     max_gap_s: float = 0.0
     spline: str = "cubic"
     pca_meet_ends: bool = True
+    pca_trusted_error_m: float = 0.01
 
     def __post_init__(self):
         if self.method not in CHOICES:
@@ -56,11 +60,12 @@ class GapFillOptions:
                              "give pca_meet_ends = true or false")
         if self.spline not in DEGREES:
             raise InputError(f"Unknown spline {self.spline!r} for gap filling", f"use {' or '.join(DEGREES)}")
-        for name in ("spline_max_s", "pca_max_s", "max_gap_s"):
+        for name in ("spline_max_s", "pca_max_s", "max_gap_s", "pca_trusted_error_m"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-                raise InputError(f"Gap fill option {name} = {value!r} is not a duration in seconds",
-                                 f"give {name} as a number of seconds, 0 or more")
+                unit = "seconds" if name.endswith("_s") else "metres"
+                raise InputError(f"Gap fill option {name} = {value!r} is not a number of {unit}",
+                                 f"give {name} as a number of {unit}, 0 or more")
 
 
 @dataclass(frozen=True)
@@ -107,7 +112,8 @@ class GapFill:
         return {
             "options": {"method": self.options.method, "spline_max_s": self.options.spline_max_s,
                         "pca_max_s": self.options.pca_max_s, "max_gap_s": self.options.max_gap_s,
-                        "spline": self.options.spline, "pca_meet_ends": self.options.pca_meet_ends},
+                        "spline": self.options.spline, "pca_meet_ends": self.options.pca_meet_ends,
+                        "pca_trusted_error_m": self.options.pca_trusted_error_m},
             "samples_filled": int(filled.sum()),
             "samples_filled_percent": 100.0 * filled.sum() / max(1, filled.size),
             "samples_by_method": {name: int((self.method == k + 1).sum()) for k, name in enumerate(METHODS)},
@@ -141,10 +147,8 @@ def fill_gaps(trial: Trial, options: GapFillOptions = GapFillOptions(),
             if positions is not None:
                 filling.put(g, positions, "rigid")
                 break
-            filling.outcome[g] = (f"fewer than {MIN_DONORS} other markers of its segment are measured through "
-                                  "the gap and move rigidly together"
-                                  + (f", and it is longer than pca_max_s = {options.pca_max_s:g} s"
-                                     if candidates == ("rigid",) and options.method == "auto" else ""))
+            filling.outcome[g] = (f"fewer than {MIN_DONORS} markers of its segment or rigid neighbours are "
+                                  "measured through the gap and move rigidly together")
     for m in np.unique(gaps.marker[queued["spline"]]):
         chosen = [g for g in queued["spline"] if gaps.marker[g] == m]
         frames = np.concatenate([np.arange(gaps.start[g], gaps.stop[g]) for g in chosen])
@@ -163,6 +167,7 @@ class _Filling:
         self.markers = trial.markers.copy()
         self.method = np.zeros(present.shape, dtype=np.int8)
         self.outcome = [""] * len(gaps)  # the method that filled each gap, or why it was left
+        self.tested = {}  # (marker, gap length) -> PCA's expected error [m] (``pca.expected_error``)
 
     def put(self, g: int, positions: np.ndarray, name: str) -> None:
         m, start, stop = self.gaps.marker[g], self.gaps.start[g], self.gaps.stop[g]
@@ -182,6 +187,9 @@ class _Filling:
         meet them (``pca.meet_ends``) unless the options ask for the paper's fill."""
         gaps, n_frames = self.gaps, self.trial.n_frames
         m = gaps.marker[chosen[0]]
+        chosen = [g for g in chosen if self._pca_trusted(g)]
+        if not chosen:
+            return
         frames = np.unique(np.concatenate([np.arange(max(gaps.start[g] - 1, 0), min(gaps.stop[g] + 1, n_frames))
                                            for g in chosen]))
         positions = pca_fill(self.trial.markers, self.present, m, frames)
@@ -200,6 +208,28 @@ class _Filling:
                 misfit = [measured[f] - at[f] if 0 <= f < n_frames else None for f in (start - 1, stop)]
                 fill = meet_ends(fill, start, stop, *misfit)
             self.put(g, fill, "pca")
+
+    def _pca_trusted(self, g: int) -> bool:
+        """True when ``auto`` may fill gap ``g`` by PCA: it is at most ``pca_max_s`` long, or PCA fills of
+        gaps as long cut where the marker is measured miss by at most ``pca_trusted_error_m`` (else the
+        gap's outcome says why not)."""
+        options, length = self.options, int(self.gaps.length[g])
+        if options.method != "auto" or length / self.trial.rate <= options.pca_max_s + 1e-9:
+            return True
+        m = self.gaps.marker[g]
+        if (m, length) not in self.tested:
+            self.tested[m, length] = expected_error(self.trial.markers, self.present, m, length)
+        error = self.tested[m, length]
+        if error is not None and error <= options.pca_trusted_error_m:
+            return True
+        self.outcome[g] += (f"; longer than pca_max_s = {options.pca_max_s:g} s, and " +
+                            (f"the marker is not measured {length + 2} frames in a row in {TEST_GAPS} places to "
+                             "test a PCA fill on (the trial is too short to learn the motion from)"
+                             if error is None else
+                             f"PCA fills of {length}-frame gaps cut where the marker is measured miss by "
+                             f"{1000 * error:.1f} mm RMS (pca_trusted_error_m = {options.pca_trusted_error_m:g}): "
+                             "the trial has not shown the model enough of the motion"))
+        return False
 
     def result(self) -> GapFill:
         filled = self.method > 0
@@ -222,7 +252,8 @@ def _candidates(options: GapFillOptions, seconds: float, spline_ok: bool) -> tup
     if options.method == "auto":
         if spline_ok and seconds <= options.spline_max_s + 1e-9:
             return ("spline",), ""
-        return ("rigid", "pca") if seconds <= options.pca_max_s + 1e-9 else ("rigid",), ""
+        return ("rigid", "pca") if seconds <= options.pca_max_s + 1e-9 or options.pca_trusted_error_m else \
+            ("rigid",), ""
     if options.method == "spline" and not spline_ok:
         return (), f"a spline needs {SPLINE_SUPPORT} measured samples on each side of the gap"
     return (options.method,), ""

@@ -43,6 +43,7 @@ MISSING_WEIGHT = 0.02  # weight of the marker being filled
 DISTAL_THRESHOLD = 0.5  # of the mean distance: farther markers with gaps are not predictors
 SINGULAR_VALUE_SHARE = 0.99
 MIN_TRAINING_FRAMES = 10
+TEST_GAPS = 3  # gaps cut where the marker is measured to estimate a PCA fill's error (``expected_error``)
 
 
 def _components(data: np.ndarray) -> tuple[np.ndarray, int]:
@@ -112,3 +113,33 @@ def meet_ends(fill: np.ndarray, start: int, stop: int, misfit_before: np.ndarray
         return fill + (misfit_before if misfit_after is None else misfit_after)
     weight = ramp(start, stop)
     return fill + (1 - weight) * misfit_before + weight * misfit_after
+
+
+def expected_error(markers: np.ndarray, present: np.ndarray, marker: int, length: int) -> float | None:
+    """RMS error [m] of the PCA fill (meeting the ends) of ``length``-frame gaps cut where ``marker`` is
+    measured: ``TEST_GAPS`` disjoint ones, spread over the stretches where it is measured ``length + 2``
+    frames in a row (beyond the paper: how well this trial teaches the model to fill a gap this long; each
+    test gap also takes its frames out of the training, so the estimate is pessimistic). None when there is
+    no room for ``TEST_GAPS`` such gaps (the trial is too short to have shown the motion several times), or
+    the model cannot be learnt."""
+    window = length + 2
+    runs = np.convolve(present[:, marker].astype(int), np.ones(window, dtype=int), mode="valid")
+    starts = np.flatnonzero(runs == window) + 1  # gap starts with a measured frame on each side
+    disjoint = []
+    for start in starts:
+        if not disjoint or start >= disjoint[-1] + window:
+            disjoint.append(start)
+    if len(disjoint) < TEST_GAPS:
+        return None
+    squared = []
+    for start in np.array(disjoint)[np.linspace(0, len(disjoint) - 1, TEST_GAPS).round().astype(int)]:
+        stop = start + length
+        cut, seen = markers.copy(), present.copy()
+        cut[start:stop, marker], seen[start:stop, marker] = np.nan, False
+        fill = pca_fill(cut, seen, marker, np.arange(start - 1, stop + 1))
+        if fill is None:
+            return None
+        fill = meet_ends(fill[1:-1], start, stop, markers[start - 1, marker] - fill[0],
+                         markers[stop, marker] - fill[-1])
+        squared.append(np.sum((fill - markers[start:stop, marker]) ** 2, axis=1))
+    return float(np.sqrt(np.mean(np.concatenate(squared))))
