@@ -119,35 +119,36 @@ class PerFrameOptions:
 
 
 @njit(cache=True)
-def _free_solve(columns, penalty, passive, b, scratch, lower, y, z):
-    """``z`` on the free edges: ``(M_Pᵀ M_P + D_P) z = M_Pᵀ b`` by the push-through identity (docstring)."""
-    m = len(b)
-    for i in range(m):
-        for j in range(m):
-            scratch[i, j] = 1.0 if i == j else 0.0
-    for a in range(len(penalty)):
-        if passive[a]:
-            for i in range(m):
-                if columns[i, a] != 0.0:
-                    for j in range(i + 1):
-                        scratch[i, j] += columns[i, a] * columns[j, a] / penalty[a]
-    cholesky_factor(scratch, lower)
+def _gram_update(gram, columns, a, weight):
+    """``gram += weight c_a c_aᵀ`` (lower triangle) for column ``a``: an edge joins (``1/penalty``) or leaves
+    (``-1/penalty``) the free set."""
+    for i in range(gram.shape[0]):
+        if columns[i, a] != 0.0:
+            for j in range(i + 1):
+                gram[i, j] += weight * columns[i, a] * columns[j, a]
+
+
+@njit(cache=True)
+def _free_solve(columns, penalty, passive, b, gram, lower, y, z):
+    """``z`` on the free edges: ``(M_Pᵀ M_P + D_P) z = M_Pᵀ b`` by the push-through identity (docstring), with
+    ``gram = I + M_P D_P⁻¹ M_Pᵀ`` kept up to date as edges join and leave the free set."""
+    cholesky_factor(gram, lower)
     cholesky_substitute(lower, b, y)
     for a in range(len(penalty)):
         z[a] = 0.0
         if passive[a]:
-            for i in range(m):
+            for i in range(len(b)):
                 z[a] += columns[i, a] * y[i]
             z[a] /= penalty[a]
 
 
 @njit(cache=True)
-def _feasible_free_set(columns, penalty, passive, b, x, scratch, lower, y, z):
+def _feasible_free_set(columns, penalty, passive, b, x, gram, lower, y, z):
     """Lawson & Hanson's inner loop: from the feasible ``x``, step towards the free-set solution ``z``, dropping
     the edges that reach zero, until every free edge is positive; then ``x = z``."""
     n = len(penalty)
     for _ in range(n + 1):
-        _free_solve(columns, penalty, passive, b, scratch, lower, y, z)
+        _free_solve(columns, penalty, passive, b, gram, lower, y, z)
         step = 1.0
         for a in range(n):
             if passive[a] and z[a] <= 0.0:
@@ -159,6 +160,7 @@ def _feasible_free_set(columns, penalty, passive, b, x, scratch, lower, y, z):
                 x[a] += step * (z[a] - x[a])
                 if x[a] <= NNLS_TOLERANCE:
                     x[a], passive[a] = 0.0, False
+                    _gram_update(gram, columns, a, -1.0 / penalty[a])
     for a in range(n):
         x[a] = z[a] if passive[a] else 0.0
 
@@ -169,10 +171,15 @@ def nnls_tikhonov(columns, penalty, b, passive, x):
     active-set NNLS, the free-set solve by ``_free_solve``). ``passive`` (n,) is the starting guess of the
     free set (e.g. the previous frame's), overwritten with the final one; the result goes to ``x``."""
     n, m = len(penalty), len(b)
-    scratch, lower = np.empty((m, m)), np.empty((m, m))
+    gram, lower = np.zeros((m, m)), np.empty((m, m))
     y, z, residual = np.empty(m), np.empty(n), np.empty(m)
+    for i in range(m):
+        gram[i, i] = 1.0
+    for a in range(n):
+        if passive[a]:
+            _gram_update(gram, columns, a, 1.0 / penalty[a])
     x[:] = 0.0
-    _feasible_free_set(columns, penalty, passive, b, x, scratch, lower, y, z)
+    _feasible_free_set(columns, penalty, passive, b, x, gram, lower, y, z)
     for _ in range(3 * n):  # free the edge that most lowers the objective, then restore feasibility
         for i in range(m):
             residual[i] = b[i]
@@ -189,7 +196,8 @@ def nnls_tikhonov(columns, penalty, b, passive, x):
         if j < 0:
             break
         passive[j] = True
-        _feasible_free_set(columns, penalty, passive, b, x, scratch, lower, y, z)
+        _gram_update(gram, columns, j, 1.0 / penalty[j])
+        _feasible_free_set(columns, penalty, passive, b, x, gram, lower, y, z)
 
 
 class JointLoads(NamedTuple):
