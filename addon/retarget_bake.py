@@ -3,16 +3,16 @@
 A control bone's keys depend on its parent's pose, and in such a rig a parent
 may be a mechanism bone that copies half of another control's rotation (the
 Rigify spine) or isolates a limb: no rest-pose rule predicts it. So for one
-pass over the frames Blender evaluates the rig with every keyed bone copying
-its target pose from a temporary helper armature (``COPY_TRANSFORMS`` in
+pass over the frames Blender evaluates the rig with the keyed bones copying
+their target poses from a temporary helper armature (``COPY_TRANSFORMS`` in
 armature space), and each keyed bone's basis follows from its parent's pose
 as evaluated (``Skeleton.basis`` with ``parent_pose``): the rig's own
 mechanism does the rest once the keys replace the constraints.
 
 The pass evaluates a copy of the rig cut down to the bones those parents
-depend on (``rig_dependencies.dependency_closure``: 49 of a generated Rigify
-rig's 706 bones), so it poses them exactly as the whole rig does, at a
-fifteenth of the cost; the character itself is not touched. The frames are
+depend on (``rig_dependencies.dependency_closure``: 44 of a generated Rigify
+rig's 706 bones), so it poses them exactly as the whole rig does in a
+fraction of the time; the character itself is not touched. The frames are
 stepped (as Blender's own Bake Action does: the rig's action, NLA and
 drivers evaluate as they will play) in a scene of their own that holds only
 the copy and the helper. Both are removed afterwards, whatever happens.
