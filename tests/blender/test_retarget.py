@@ -246,3 +246,29 @@ def test_export_refuses_what_it_cannot_write(walk, tmp_path):
         bpy.ops.mocap_dynamics.export_animation(target=next(o.name for o in walk.all_objects if o.type == "EMPTY"),
                                                 filepath=str(tmp_path / "walk.fbx"))
     assert not list(tmp_path.iterdir())
+
+
+def test_generated_rig_keys_give_the_retargeted_pose_under_the_whole_rig(walk, package):
+    """The generated rig is keyed against a copy of it cut down to the bones its controls' parents depend on;
+    evaluated in the whole rig, every keyed control turns as retargeted and the root sits where retargeted
+    (0.1 mm; the other controls' heads are where the rig puts them: only rotations are keyed there)."""
+    character = bpy.data.objects["generated"]
+    constraints = sum(len(pb.constraints) for pb in character.pose.bones)
+    objects, armatures = set(bpy.data.objects), set(bpy.data.armatures)
+    retarget, source = (importlib.import_module(f"{package.__name__}.addon.{name}")
+                        for name in ("retarget", "retarget_source"))
+    result = retarget.retarget_character(bpy.context, walk, character, visuals=False)
+    assert sum(len(pb.constraints) for pb in character.pose.bones) == constraints, "the character is not touched"
+    assert set(bpy.data.objects) == objects and set(bpy.data.armatures) == armatures, "no copy or helper is left"
+    assert character["mocap_dynamics_retarget"]["keyed_through_constraints"]
+    _, frames = source.read_source(*source.source_rig(walk, source.CAPTURED), 1.0)
+    world = np.array(character.matrix_world)
+    names = [result.skeleton.names[b] for b in result.turned]
+    for t in np.linspace(0, len(frames) - 1, 15).astype(int):
+        bpy.context.scene.frame_set(int(frames[t]))
+        pose = np.array([character.pose.bones[name].matrix for name in names])
+        want = result.pose[t, list(result.turned)]
+        turn = np.abs(pose[:, :3, :3] / np.linalg.norm(pose[:, :3, :3], axis=1, keepdims=True) - want[:, :3, :3])
+        assert turn.max() < 1e-4, f"frame {frames[t]}: {names[np.argmax(turn.max(axis=(1, 2)))]} turned off"
+        root = names.index(result.skeleton.names[result.root])
+        np.testing.assert_allclose(world[:3, :3] @ pose[root, :3, 3], world[:3, :3] @ want[root, :3, 3], atol=1e-4)
