@@ -15,6 +15,7 @@ import numpy as np
 
 from ..errors import SolverError
 from ..plots import new_figure, save_figure, subplots
+from ..report_schema import ReconstructionSummary
 from .motion import Motion
 
 
@@ -90,6 +91,26 @@ def marker_error_stats(motion: Motion) -> MarkerErrorStats:
     stats = [_box(column[np.isfinite(column)]) for column in errors.T]
     columns = np.array(stats).reshape(len(stats), 7).T if stats else np.zeros((7, 0))
     return MarkerErrorStats(tuple(motion.marker_labels), columns[0].astype(int), *columns[1:])
+
+
+def reconstruction_summary(motion: Motion) -> ReconstructionSummary:
+    """``Motion.summary()``: the convergence summary and the five markers with the largest median error."""
+    summary = convergence_summary(motion)
+    stats = marker_error_stats(motion)
+    worst = np.argsort(-stats.median)[:5]
+    return {
+        "method": motion.method,
+        "frames": summary.frames,
+        "frames_converged": summary.converged,
+        "converged_percent": summary.rate_percent,
+        "frames_without_data": summary.no_data_frames,
+        "iterations_mean": summary.iterations_mean,
+        "iterations_max": summary.iterations_max,
+        "constraint_norm_max": summary.constraint_norm_max,
+        "seconds_per_frame": summary.seconds_per_frame,
+        "marker_rms_m": summary.marker_rms,
+        "worst_markers_median_m": {stats.labels[i]: float(stats.median[i]) for i in worst},
+    }
 
 
 def _box(values: np.ndarray) -> tuple:
