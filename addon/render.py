@@ -358,7 +358,11 @@ def render_steps(scene: bpy.types.Scene, collection: bpy.types.Collection, folde
         return done / total, message
 
     temporary = folder / f".{stem}.{uuid.uuid4().hex[:8]}.partial"
-    temporary.mkdir()
+    try:
+        temporary.mkdir()
+    except OSError as error:
+        raise InputError(f"Cannot write into {folder}: {error.strerror}", "choose a folder you can write to") \
+            from None
     try:
         with _rendering(scene, first, last):
             if options.still is not None:
