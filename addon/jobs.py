@@ -6,6 +6,9 @@ built the scene from what was computed (the only bpy change, made on the main th
 computation failed. Esc cancels: the worker stops at its next progress report and nothing is applied, so the
 scene is exactly as it was. An operator that finishes a job pushes one undo step, like any other.
 
+Blender's render cannot leave the main thread: a ``SteppedJob`` renders one frame per tick instead, and
+cancelling it (or an error) returns the scene to the undo step it pushed when it started.
+
 ``JobOperator`` is the operator side: the status bar shows the job's progress and message with Esc to
 cancel, and one job runs at a time. Headless (``blender --background``, scripts, tests calling operators)
 the same job runs synchronously and its progress is printed.
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import contextvars
 import threading
+from collections.abc import Generator
 from typing import Callable
 
 import bpy
@@ -103,6 +107,77 @@ class Job:
         return True
 
 
+class SteppedJob:
+    """Work that must run on the main thread (Blender's render), a piece per tick: ``steps()`` makes a generator
+    that yields ``(fraction, message)`` after each piece (a frame) and returns the job's result; ``finish(value)``
+    turns that into ``result``. Between ticks the interface runs, and Esc stops the job between two pieces.
+
+    Started in the background (``start``), the job first pushes an undo step; cancelled, or stopped by an error,
+    it closes the generator (which cleans up after itself: temporary files) and returns the scene to that undo
+    step, exactly as it was. Same interface as ``Job``."""
+
+    def __init__(self, label: str, steps: Callable[[], Generator], finish: Callable = lambda value: value):
+        self.label = label
+        self.fraction, self.message = 0.0, label
+        self.result, self.error, self.cancelled = None, None, False
+        self._make, self._finish = steps, finish
+        self._steps = None
+        self._context = contextvars.copy_context()
+        self._over, self._echo, self._undo = False, False, False
+
+    def start(self) -> "SteppedJob":
+        """Remember the scene (an undo step); ``tick`` from the main thread until it returns True."""
+        bpy.ops.ed.undo_push(message=f"Before {self.label}")
+        self._undo = True
+        return self
+
+    def run(self) -> "SteppedJob":
+        """Every piece here and now (headless), printing the progress."""
+        self._echo = True
+        while not self.tick():
+            pass
+        return self
+
+    def cancel(self) -> None:
+        """Stop now (main thread, between two pieces): clean up and restore the scene; nothing is kept."""
+        if not self._over:
+            self._stop()
+            self.cancelled = True
+
+    def _stop(self) -> None:
+        self._over = True
+        if self._steps is not None:
+            self._steps.close()
+        if self._undo:  # back to the step ``start`` pushed
+            bpy.ops.ed.undo_push(message=f"{self.label} stopped")
+            bpy.ops.ed.undo()
+
+    def tick(self) -> bool:
+        """Main thread: the next piece of work; True once the job is over (done, failed or cancelled).
+
+        An exception that is not a ``MocapError`` is a bug: it is raised here, with its traceback."""
+        if self._over:
+            return True
+        try:
+            if self._steps is None:
+                self._steps = self._context.run(self._make)
+            self.fraction, self.message = self._context.run(next, self._steps)
+        except StopIteration as done:
+            self._over = True
+            self.result = self._finish(done.value)
+            return True
+        except BaseException as error:
+            self._steps = None  # a generator that raised is closed already
+            self._stop()
+            if not isinstance(error, MocapError):
+                raise
+            self.error = error
+            return True
+        if self._echo:
+            print(f"[mocap_dynamics] {self.message}", flush=True)
+        return False
+
+
 def busy() -> bool:
     """A job is running in the background."""
     return bool(_running)
@@ -156,8 +231,8 @@ class JobOperator:
 
     def modal(self, context, event):
         if event.type == "ESC" and event.value == "PRESS":
-            self._job.cancel()
             self._end(context)
+            self._job.cancel()
             self.report({"WARNING"}, f"{self._job.label}: cancelled, nothing changed")
             return {"CANCELLED"}
         if event.type != "TIMER":

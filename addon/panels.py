@@ -17,6 +17,9 @@ from .jobs import running
 from .mapping import MOCAP_DYNAMICS_OT_read_marker_labels, MOCAP_DYNAMICS_OT_save_marker_set
 from .render_operator import MOCAP_DYNAMICS_OT_render_overlay
 from .retarget import ACTION_PROP, MOCAP_DYNAMICS_OT_retarget
+from ..solver.report import figure
+from ..solver.report_schema import (ContactSummary, DynamicsSummary, ModelSummary, ReconstructionSummary,
+                                     TrialSummary)
 from .trial_scene import trial_metadata
 
 CATEGORY = "Mocap Dynamics"
@@ -47,8 +50,8 @@ class _SubStep(_Step):
 
 
 def _step(layout, context, operator, icon: str, key: str, hint: str):
-    """The step's button, then a box (column) for the active trial's figures of step ``key`` and the figures;
-    or ``hint`` and None when the step has not run."""
+    """The step's button, then a box (column) for the active trial's figures of step ``key`` (its section of
+    the report, ``report_schema``) and the figures; or ``hint`` and None when the step has not run."""
     layout.operator(operator.bl_idname, icon=icon)
     figures = (active_trial(context)[1] or {}).get(key)
     if figures is None:
@@ -75,7 +78,7 @@ class MOCAP_DYNAMICS_PT_import(_SubStep, bpy.types.Panel):
         if meta is None:
             layout.label(text="Import a .c3d or .trc file, or drop one here.")
             return
-        trial = meta.get("trial", {})
+        trial: TrialSummary = meta.get("trial", {})
         box = layout.box()
         col = box.column(align=True)
         col.label(text=bpy.path.basename(meta.get("source", "")), icon="FILE")
@@ -85,7 +88,7 @@ class MOCAP_DYNAMICS_PT_import(_SubStep, bpy.types.Panel):
         gaps = trial.get("markers_with_gaps", {})
         col.label(text=f"{len(gaps)} markers with gaps, "
                        f"{trial.get('missing_samples_percent', 0):.1f} % samples missing")
-        if "body_weight_n" in trial:
+        if trial.get("body_weight_n") is not None:
             col.label(text=f"Quiet standing: {trial['body_weight_n']:.0f} N "
                            f"({trial['body_mass_kg_from_plates']:.1f} kg)")
         for line in trial.get("conversions", []):
@@ -99,6 +102,7 @@ class MOCAP_DYNAMICS_PT_body_model(_SubStep, bpy.types.Panel):
 
     def draw(self, context):
         layout = self.layout
+        model: ModelSummary
         box, model = _step(layout, context, MOCAP_DYNAMICS_OT_build_armature, "ARMATURE_DATA", "model",
                            "Calibrate a subject-scaled armature from the markers.")
         if box is None:
@@ -169,6 +173,7 @@ class MOCAP_DYNAMICS_PT_reconstruct(_SubStep, bpy.types.Panel):
 
     def draw(self, context):
         layout = self.layout
+        rec: ReconstructionSummary
         box, rec = _step(layout, context, MOCAP_DYNAMICS_OT_reconstruct, "POSE_HLT", "reconstruction",
                          "Fit the armature to the markers, joints exact (OTM).")
         if box is None:
@@ -176,8 +181,8 @@ class MOCAP_DYNAMICS_PT_reconstruct(_SubStep, bpy.types.Panel):
         complete = rec["frames_converged"] == rec["frames"] - rec["frames_without_data"]
         box.label(text=f"{rec['frames_converged']}/{rec['frames']} frames converged",
                   icon="CHECKMARK" if complete else "ERROR")
-        box.label(text=f"Marker RMS {1000 * rec['marker_rms_m']:.1f} mm, "
-                       f"{1000 * rec['seconds_per_frame']:.2f} ms per frame")
+        box.label(text=f"Marker RMS {figure(rec.get('marker_rms_m'), '.1f', 1000)} mm, "
+                       f"{figure(rec.get('seconds_per_frame'), '.2f', 1000)} ms per frame")
         box.label(text="Worst markers (median error):")
         for label, error in rec["worst_markers_median_m"].items():
             box.label(text=f"  {label}: {1000 * error:.1f} mm")
@@ -196,15 +201,16 @@ class MOCAP_DYNAMICS_PT_dynamics(_SubStep, bpy.types.Panel):
 
     def draw(self, context):
         layout = self.layout
+        dyn: DynamicsSummary
         box, dyn = _step(layout, context, MOCAP_DYNAMICS_OT_inverse_dynamics, "FORCE_FORCE", "dynamics",
                          "Joint torques and root residual forces (needs a reconstruction).")
         if box is None:
             return
-        without = dyn["without_external_forces"]
-        box.label(text=f"Root residual without contact: {without['root_force_mean_percent_bw']:.0f} % BW")
+        without = dyn["without_external_forces"].get("root_force_mean_percent_bw")
+        box.label(text=f"Root residual without contact: {figure(without, '.0f')} % BW")
         if "with_measured_plates" in dyn:
             box.label(text=f"With measured plates: "
-                           f"{dyn['with_measured_plates']['root_force_mean_percent_bw']:.0f} % BW")
+                           f"{figure(dyn['with_measured_plates'].get('root_force_mean_percent_bw'), '.0f')} % BW")
         box.label(text=f"Disks show torques with {dyn['torques_with']}")
         _peaks(box, dyn["peak_joint_torque_nm"], 4, 0)
 
@@ -214,12 +220,13 @@ class MOCAP_DYNAMICS_PT_contact(_SubStep, bpy.types.Panel):
 
     def draw(self, context):
         layout = self.layout
+        contact: ContactSummary
         box, contact = _step(layout, context, MOCAP_DYNAMICS_OT_estimate_contact, "MOD_PHYSICS", "contact",
                              "Surfaces and ground forces from the motion alone.")
         if box is None:
             return
         box.label(text=f"Forces: {'per frame' if contact.get('forces') == 'per_frame' else 'springs (paper)'}; "
-                       f"root force explained {100 * contact['explained_force']:.0f} %")
+                       f"root force explained {figure(contact.get('explained_force'), '.0f', 100)} %")
         if not contact["surfaces"]:
             box.label(text="No support found: nothing rests on a surface", icon="INFO")
         for surface in contact["surfaces"]:
@@ -231,8 +238,8 @@ class MOCAP_DYNAMICS_PT_contact(_SubStep, bpy.types.Panel):
                            f"{contact['tangential_damping']:.1f}")
         plates = contact.get("plates")
         if plates:
-            box.label(text=f"Vertical GRF vs plates: RMSE {plates['rmse_vertical_bw_percent']:.1f} % BW, "
-                           f"r = {plates['correlation_vertical']:.2f}")
+            box.label(text=f"Vertical GRF vs plates: RMSE {figure(plates.get('rmse_vertical_bw_percent'), '.1f')} "
+                           f"% BW, r = {figure(plates.get('correlation_vertical'), '.2f')}")
 
 
 class MOCAP_DYNAMICS_PT_zero_gravity(_SubStep, bpy.types.Panel):

@@ -26,6 +26,7 @@ import os
 import re
 import shutil
 import uuid
+from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,7 +35,6 @@ import numpy as np
 from mathutils import Vector
 
 from ..solver.errors import InputError
-from ..solver.io.atomic import atomic_path
 from ..solver.pipeline import Progress
 from . import render_framing, render_legend, render_looks, render_plots
 from .arrows import FORCE_SCALE_PROP
@@ -45,6 +45,7 @@ from .markers import LABEL_PROP
 from .render_canvas import Canvas, remove_objects
 from .render_framing import CAMERAS, VIEWS
 from .render_looks import BACKGROUNDS, ENGINES, PALETTES
+from .render_movie import encode_movie, png_frames
 from .render_sampling import centre_of_mass, forward, sample, subject_rig, twin_rigs
 
 TRAIL_RADIUS = 0.005  # m
@@ -313,81 +314,104 @@ def _rendering(scene: bpy.types.Scene, first: int, last: int):
         scene.frame_set(current)
 
 
-def _image_format(scene: bpy.types.Scene, movie: bool) -> None:
-    """PNG images or an H.264 MP4 (Blender 5.0 chooses images or video by ``media_type`` first)."""
-    settings = scene.render.image_settings
-    if "media_type" in settings.bl_rna.properties:
-        settings.media_type = "VIDEO" if movie else "IMAGE"
-    settings.file_format = "FFMPEG" if movie else "PNG"
-    if movie:
-        ffmpeg = scene.render.ffmpeg
-        ffmpeg.format, ffmpeg.codec = "MPEG4", "H264"
-        ffmpeg.constant_rate_factor, ffmpeg.ffmpeg_preset = "MEDIUM", "GOOD"
-        ffmpeg.audio_codec = "NONE"
-    else:
-        settings.color_mode, settings.color_depth = "RGB", "8"
-
-
-def _render(scene: bpy.types.Scene, filepath: Path, animation: bool) -> None:
+def _render_frame(scene: bpy.types.Scene, frame: int, filepath: Path) -> None:
+    """Render ``frame`` (composited) as a PNG at ``filepath``."""
+    scene.frame_set(frame)
     scene.render.filepath = str(filepath)
-    if bpy.ops.render.render(animation=animation, write_still=not animation, scene=scene.name) != {"FINISHED"}:
+    if bpy.ops.render.render(write_still=True, scene=scene.name) != {"FINISHED"} or not filepath.is_file():
         raise InputError(f"Blender could not render {filepath.name}", "see Blender's messages above")
 
 
-def _report(progress: Progress, overlay: Overlay, what: str) -> None:
+def _overlay_lines(overlay: Overlay, what: str) -> list[str]:
     framing = overlay.framing
-    progress(0.0, f"{what}: the subject spans {100 * framing.subject_height:.0f} % of the image height")
+    lines = [f"{what}: the subject spans {100 * framing.subject_height:.0f} % of the image height"]
     if overlay.force_scale_changed:
-        progress(0.0, f"force arrows drawn at {1000 * framing.force_scale:g} mm/N so the forces fit the frame")
+        lines.append(f"force arrows drawn at {1000 * framing.force_scale:g} mm/N so the forces fit the frame")
+    return lines
 
 
-def render_overlay(scene: bpy.types.Scene, collection: bpy.types.Collection, folder: str | os.PathLike,
-                   options: RenderOptions, progress: Progress | None = None) -> list[Path]:
-    """Set up the overlay of the trial ``collection`` and render what ``options`` ask into ``folder``.
+def render_steps(scene: bpy.types.Scene, collection: bpy.types.Collection, folder: str | os.PathLike,
+                 options: RenderOptions) -> Generator[tuple[float, str], None, list[Path]]:
+    """Set up the overlay of the trial ``collection`` and render what ``options`` ask into ``folder``, one piece
+    of work per step: a generator that yields ``(fraction done, message)`` after each set-up, each frame and the
+    movie's encoding, and returns the files written. The caller drives it on Blender's main thread: all at once
+    (``render_overlay``) or a step per timer tick (the sidebar's background job, ``render_operator``).
 
-    Writes ``<trial>_still_<frame>.png``, the sequence ``<trial>_<frame>.png``
-    and ``<trial>.mp4`` (H.264); each file is rendered under a temporary name
-    and renamed when complete. Returns the files written.
+    Writes ``<trial>_still_<frame>.png``, the sequence ``<trial>_<frame>.png`` and ``<trial>.mp4`` (H.264,
+    encoded from the sequence's frames). Everything is rendered into a hidden folder inside ``folder`` and moved
+    into place once all of it is complete, in the step that ends the generator: stopped before (closed, Esc, an
+    error), it leaves no file in ``folder`` and restores the scene's frame range, frame and output path.
     """
-    progress = progress or (lambda fraction, message: None)
     folder = Path(folder)
     if not folder.is_dir():
         raise InputError(f"The output folder {folder} does not exist", "create it or choose another one")
     first, last = check(scene, options, collection)
     stem = bpy.path.clean_name(collection.name)
-    written = []
-    if options.still is not None:
-        progress(0.0, f"setting up the still of {collection.name!r} ({options.engine.lower()}, {options.view} view)")
-        _report(progress, setup_overlay(scene, collection, options, still=True), f"frame {options.still}")
-        _image_format(scene, movie=False)
-        path = folder / f"{stem}_still_{options.still:04d}.png"
-        with _rendering(scene, first, last), atomic_path(path) as temporary:
-            scene.frame_set(options.still)
-            _render(scene, temporary, animation=False)
-        written.append(path)
-        progress(1.0, f"rendered {path}")
-    if options.sequence or options.movie:
-        progress(0.0, f"setting up frames {first}:{last} of {collection.name!r} ({options.camera} camera)")
-        _report(progress, setup_overlay(scene, collection, options, still=False), f"frames {first}:{last}")
-    if options.sequence:
-        _image_format(scene, movie=False)
-        temporary = folder / f".{stem}.{uuid.uuid4().hex[:8]}.partial"
+    animated = options.sequence or options.movie
+    frames = range(first, last + 1) if animated else range(0)
+    total = (2 if options.still is not None else 0) + len(frames) + (1 if animated else 0) + options.movie
+    done, finished = 0, {}  # finished: final path -> rendered file
+
+    def step(message: str) -> tuple[float, str]:
+        nonlocal done
+        done += 1
+        return done / total, message
+
+    temporary = folder / f".{stem}.{uuid.uuid4().hex[:8]}.partial"
+    try:
         temporary.mkdir()
+    except OSError as error:
+        raise InputError(f"Cannot write into {folder}: {error.strerror}", "choose a folder you can write to") \
+            from None
+    try:
+        with _rendering(scene, first, last):
+            if options.still is not None:
+                yield done / total, f"setting up the still of {collection.name!r} ({options.engine.lower()}, " \
+                                    f"{options.view} view)"
+                lines = _overlay_lines(setup_overlay(scene, collection, options, still=True), f"frame {options.still}")
+                for line in lines[:-1]:
+                    yield done / total, line
+                yield step(lines[-1])
+                png_frames(scene)
+                path = folder / f"{stem}_still_{options.still:04d}.png"
+                _render_frame(scene, options.still, temporary / path.name)
+                finished[path] = temporary / path.name
+                yield step(f"rendered {path}")
+            if animated:
+                yield done / total, f"setting up frames {first}:{last} of {collection.name!r} ({options.camera} camera)"
+                lines = _overlay_lines(setup_overlay(scene, collection, options, still=False), f"frames {first}:{last}")
+                for line in lines[:-1]:
+                    yield done / total, line
+                yield step(lines[-1])
+                png_frames(scene)
+                scene.render.filepath = str(folder / f"{stem}_")
+                names = [Path(scene.render.frame_path(frame=f)).name for f in frames]  # <trial>_0001.png ...
+                for frame, name in zip(frames, names):
+                    _render_frame(scene, frame, temporary / name)
+                    yield step(f"rendered frame {frame} ({frame - first + 1}/{len(frames)})")
+                if options.sequence:
+                    finished.update({folder / name: temporary / name for name in names})
+                    yield done / total, f"rendered {len(names)} frames to {folder / f'{stem}_####.png'}"
+                if options.movie:
+                    path = folder / f"{stem}.mp4"
+                    encode_movie(scene, [temporary / name for name in names], temporary / path.name)
+                    finished[path] = temporary / path.name
+                    yield step(f"encoded {path}")
+        for path, rendered in finished.items():
+            os.replace(rendered, path)
+    finally:
+        shutil.rmtree(temporary, ignore_errors=True)
+    return list(finished)
+
+
+def render_overlay(scene: bpy.types.Scene, collection: bpy.types.Collection, folder: str | os.PathLike,
+                   options: RenderOptions, progress: Progress | None = None) -> list[Path]:
+    """``render_steps`` all at once (headless, scripts): its messages to ``progress``; returns the files written."""
+    steps = render_steps(scene, collection, folder, options)
+    while True:
         try:
-            with _rendering(scene, first, last):
-                _render(scene, temporary / f"{stem}_", animation=True)
-                frames = [Path(scene.render.frame_path(frame=f)) for f in range(first, last + 1)]
-            for frame in frames:
-                os.replace(frame, folder / frame.name)
-                written.append(folder / frame.name)
-        finally:
-            shutil.rmtree(temporary, ignore_errors=True)
-        progress(1.0, f"rendered {len(frames)} frames to {folder / f'{stem}_####.png'}")
-    if options.movie:
-        _image_format(scene, movie=True)
-        path = folder / f"{stem}.mp4"
-        with _rendering(scene, first, last), atomic_path(path) as temporary:
-            _render(scene, temporary, animation=True)
-        written.append(path)
-        progress(1.0, f"rendered {path}")
-    return written
+            fraction, message = next(steps)
+        except StopIteration as done:
+            return done.value
+        if progress is not None:
+            progress(fraction, message)

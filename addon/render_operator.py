@@ -3,6 +3,8 @@
 The three sidebar buttons open the folder browser with the same options as
 ``scripts/render_overlay.py`` (camera, plots and their joint, twin,
 background, see-through body, engine, view, size), shown beside the folder.
+The render is a background job (``jobs.SteppedJob``): one frame per timer tick, the status bar shows the
+progress, Esc stops between two frames and leaves the scene and the folder as they were.
 """
 
 from __future__ import annotations
@@ -11,9 +13,8 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, IntProperty, StringProperty
 
 from ..solver.errors import MocapError
-from .messages import sidebar_messages
-from .progress import ProgressReporter
-from .render import BACKGROUNDS, CAMERAS, VIEWS, RenderOptions, render_overlay
+from .jobs import JobOperator, SteppedJob, busy
+from .render import BACKGROUNDS, CAMERAS, VIEWS, RenderOptions, check, render_steps
 from .render_plots import DEFAULT_JOINT
 from .steps import active_trial
 
@@ -26,12 +27,20 @@ def _items(names, descriptions=None) -> list[tuple[str, str, str]]:
     return [(name, name.replace("_", " ").title(), (descriptions or {}).get(name, "")) for name in names]
 
 
-class MOCAP_DYNAMICS_OT_render_overlay(bpy.types.Operator):
+def render_job(context: bpy.types.Context, folder: str, options: RenderOptions) -> SteppedJob:
+    """The job that renders the active trial into ``folder`` (checked first: bad options are a ``MocapError`` at
+    once); its result is the files written."""
+    scene, collection = context.scene, active_trial(context)[0]
+    check(scene, options, collection)
+    return SteppedJob("Render Overlay", lambda: render_steps(scene, collection, folder, options))
+
+
+class MOCAP_DYNAMICS_OT_render_overlay(JobOperator, bpy.types.Operator):
     """Render the active trial with its force overlays, legend and optional plot panel into a folder"""
 
     bl_idname = "mocap_dynamics.render_overlay"
     bl_label = "Render Overlay"
-    bl_options = {"REGISTER", "UNDO"}
+    bl_options = {"UNDO"}
 
     directory: StringProperty(name="Folder", subtype="DIR_PATH")
     output: EnumProperty(name="Output", items=OUTPUTS)
@@ -55,7 +64,7 @@ class MOCAP_DYNAMICS_OT_render_overlay(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        return active_trial(context)[1] is not None
+        return not busy() and active_trial(context)[1] is not None
 
     def invoke(self, context, event):
         context.window_manager.fileselect_add(self)
@@ -73,7 +82,7 @@ class MOCAP_DYNAMICS_OT_render_overlay(bpy.types.Operator):
         for name in ("twin", "transparent_body", "plates", "contact_points"):
             layout.prop(self, name)
 
-    def execute(self, context):
+    def job(self, context):
         scene = context.scene
         options = RenderOptions(engine=self.engine, resolution=(self.width, self.height), view=self.view,
                                 camera=self.camera, still=scene.frame_current if self.output == "STILL" else None,
@@ -82,12 +91,12 @@ class MOCAP_DYNAMICS_OT_render_overlay(bpy.types.Operator):
                                 plots=self.plots, joint=self.joint, background=self.background,
                                 transparent_body=self.transparent_body)
         try:
-            with ProgressReporter(context) as progress, sidebar_messages():
-                written = render_overlay(scene, active_trial(context)[0], bpy.path.abspath(self.directory),
-                                         options, progress)
+            return render_job(context, bpy.path.abspath(self.directory), options)
         except MocapError as error:
             self.report({"ERROR"}, error.one_line())
-            return {"CANCELLED"}
+            return None
+
+    def finished(self, context, written):
         shown = written[0].name if len(written) == 1 else f"{len(written)} files"
         self.report({"INFO"}, f"Rendered {shown} to {self.directory}")
         return {"FINISHED"}

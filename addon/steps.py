@@ -188,9 +188,8 @@ class MOCAP_DYNAMICS_OT_inverse_dynamics(_Step, bpy.types.Operator):
     def finished(self, context, outcome):
         result, _ = outcome
         report_warnings(self, result)
-        figures = result.report()["dynamics"]
-        self.report({"INFO"}, f"root residual force "
-                              f"{figures['without_external_forces']['root_force_mean_percent_bw']:.0f} "
+        figures = result.dynamics.residual_summary()  # the report's dynamics/without_external_forces
+        self.report({"INFO"}, f"root residual force {figures['root_force_mean_percent_bw']:.0f} "
                               f"% body weight without contact forces")
         return {"FINISHED"}
 

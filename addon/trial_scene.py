@@ -18,6 +18,7 @@ import numpy as np
 from ..solver.io.trial import resample
 from ..solver.kinematics.motion import Motion
 from ..solver.pipeline import PipelineResult
+from ..solver.report_schema import TrialMetadata
 from ..solver.kinematics import marker_error_stats
 from .armature import build_armature, key_motion
 from .collections import child_collection
@@ -70,8 +71,9 @@ def _id_properties(value):
     return value
 
 
-def trial_metadata(collection: bpy.types.Collection | None) -> dict | None:
-    """The metadata stored on a trial collection, as plain Python, or None."""
+def trial_metadata(collection: bpy.types.Collection | None) -> TrialMetadata | None:
+    """The metadata stored on a trial collection (the report and the scene timing; keys whose value is None are
+    left out), as plain Python, or None."""
     if collection is None or META_PROP not in collection:
         return None
     return collection[META_PROP].to_dict()
@@ -152,7 +154,8 @@ def add_results(context: bpy.types.Context, result: PipelineResult, collection: 
                                   _frames_at(meta, result.contact.times), context.scene)
         if result.zero_gravity is not None:
             _add_zero_gravity(context, result, collection, rig, meta, options.zero_gravity_beside)
-    collection[META_PROP] = _id_properties({**result.report(), "scene": meta["scene"]})
+    stored: TrialMetadata = {**result.report(), "scene": meta["scene"]}
+    collection[META_PROP] = _id_properties(stored)
 
 
 def _add_zero_gravity(context: bpy.types.Context, result: PipelineResult, collection: bpy.types.Collection,

@@ -57,6 +57,7 @@ from .cli import EXIT_BAD_INPUT, EXIT_OK, OneLineParser, add_pipeline_arguments,
 from .errors import InputError, SolverError
 from .io.atomic import make_folder, writable_folder, write_text
 from .plots import plot_root_force_distribution
+from .report_schema import Report
 
 EXIT_SOME_FAILED = 3
 ROOT = Path(__file__).resolve().parent.parent
@@ -283,8 +284,9 @@ def summary_row(trial: Trial, future) -> dict:
     return row
 
 
-def report_figures(report: dict) -> dict:
-    """The summary's figures from one report.json (see ``COLUMNS``)."""
+def report_figures(report: Report) -> dict:
+    """The summary's figures from one report.json (``report_schema.Report``; see ``COLUMNS``); a stage that did
+    not run leaves its columns empty."""
     def get(*keys):
         value = report
         for key in keys:

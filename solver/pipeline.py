@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .contact import Contact, PlateComparison
 from .dynamics import Dynamics
@@ -19,11 +20,13 @@ from .io.trial import Trial
 from .kinematics import Motion
 from .kinematics.gap_fill import GapFill
 from .model import BodyModel
-from .model.discovery import Discovery
 from .options import DISCOVER, NESTED, STAGES, PipelineOptions, options_from_dict, options_from_toml, options_to_dict
 from .report import build_report, versions
 from .stages import STEPS, Progress
 from .zerog import ZeroGravity
+
+if TYPE_CHECKING:  # imported when segments are found from the motion (``stages``)
+    from .model.discovery import Discovery
 
 __all__ = ["DISCOVER", "NESTED", "STAGES", "PipelineOptions", "PipelineResult", "Progress", "options_from_dict",
            "options_from_toml", "options_to_dict", "run", "versions"]

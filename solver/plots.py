@@ -3,7 +3,10 @@ the root residual force across a batch of trials (Brubaker et al. 2009, Fig. 6).
 
 Colours match the Blender visuals (``addon/materials.py``, linear RGB there, sRGB here): measured forces
 orange, estimated ones green, root residuals red. Figures are drawn by matplotlib's Agg canvas without
-pyplot (no global state, so worker threads may draw at once) and written atomically. matplotlib is not
+pyplot (no global state, so worker threads may draw at once) and written atomically. They are made to draw
+quickly (a warm ``python -m solver`` spent more time on its plots than on its physics): fixed margins instead
+of a layout engine, at most ``TICKS`` ticks an axis, few artists (the boxplot is three), fast PNG
+compression. matplotlib is imported only when a plot is drawn, and is not
 bundled with the Blender extension: every function raises ``SolverError`` when it is missing.
 """
 
@@ -23,7 +26,11 @@ LINEAR_COLOURS = {"force_measured": (1.0, 0.35, 0.02), "force_estimated": (0.1, 
 MAIN_JOINTS = (("hip", "thigh"), ("knee", "shank"), ("ankle", "foot"), ("shoulder", "upper_arm"),
                ("elbow", "forearm"))
 SIDES = (("l", "left", "tab:blue"), ("r", "right", "tab:purple"))
-DPI = 110
+DPI = 100
+#: zlib level of the PNGs (1 fastest, 9 smallest).
+PNG_COMPRESSION = 1
+#: Most major ticks on an axis.
+TICKS = 6
 #: Bin width of the batch histograms [%].
 HISTOGRAM_BIN = 5.0
 
@@ -45,29 +52,48 @@ def check_matplotlib() -> None:
                                             "JSON report carry the numbers") from error
 
 
-def new_figure(width: float, height: float):
-    """An empty matplotlib ``Figure`` on the Agg canvas (constrained layout); ``SolverError`` without matplotlib."""
+def new_figure(width: float, height: float, *, left: float = 0.8, right: float = 0.25, bottom: float = 0.5,
+               top: float = 0.55, wspace: float = 0.1, hspace: float = 0.1):
+    """An empty matplotlib ``Figure`` ``width`` x ``height`` inches on the Agg canvas, its subplots placed by
+    fixed margins in inches (``left`` ... ``top``; ``wspace``, ``hspace`` between subplots, as a fraction of
+    their size): a layout engine (constrained, tight) costs more than all the drawing. ``SolverError`` without
+    matplotlib."""
     check_matplotlib()
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=(width, height), dpi=DPI, layout="constrained")
+    figure = Figure(figsize=(width, height), dpi=DPI)
     FigureCanvasAgg(figure)
+    figure.subplots_adjust(left=left / width, right=1 - right / width, bottom=bottom / height,
+                           top=1 - top / height, wspace=wspace, hspace=hspace)
     return figure
 
 
+def subplots(figure, rows: int = 1, columns: int = 1, **share):
+    """``figure.subplots(rows, columns, squeeze=False, **share)`` with at most ``TICKS`` major ticks an axis:
+    every tick is a few artists to make and draw, the most expensive part of a figure."""
+    from matplotlib.ticker import MaxNLocator
+
+    axes = figure.subplots(rows, columns, squeeze=False, **share)
+    for ax in axes.flat:
+        for axis in (ax.xaxis, ax.yaxis):
+            if axis.get_scale() == "linear":
+                axis.set_major_locator(MaxNLocator(TICKS, steps=[1, 2, 2.5, 5, 10]))
+    return axes
+
+
 def save_figure(figure, path: str | Path) -> Path:
-    """Write ``figure`` as a PNG at ``path``, whole or not at all."""
+    """Write ``figure`` as a PNG at ``path``, whole or not at all (fast zlib level: the files are a little larger,
+    the writing several times quicker)."""
     with atomic_path(path, suffix=".png") as temporary:
-        figure.savefig(temporary, format="png")
+        figure.savefig(temporary, format="png", pil_kwargs={"compress_level": PNG_COMPRESSION})
     return Path(path)
 
 
-def _percent_axis(axes, weight: float, label: bool) -> None:
+def _percent_axis(axes, weight: float) -> None:
     """A right-hand axis in % body weight for an axis in newtons."""
     secondary = axes.secondary_yaxis("right", functions=(lambda n: 100.0 * n / weight, lambda p: p * weight / 100.0))
-    if label:
-        secondary.set_ylabel("% body weight")
+    secondary.set_ylabel("% body weight")
 
 
 def _shade(axes, times: np.ndarray, where: np.ndarray, label: str | None = None) -> None:
@@ -101,8 +127,8 @@ def plot_grf(contact, comparison, path: str | Path, *, title: str = "") -> Path:
             measured = comparison.measured_plates[:, sorted(plates)].sum(axis=1)
         columns.append((foot, contact.foot_force[:, f], measured))
     columns.append(("total", contact.total_force, None if comparison is None else comparison.measured))
-    figure = new_figure(3.6 * len(columns) + 0.6, 6.2)
-    axes = figure.subplots(2, len(columns), sharex=True, sharey="row", squeeze=False)
+    figure = new_figure(3.4 * len(columns) + 1.6, 6.2, left=0.85, right=0.75, top=0.85, wspace=0.06)
+    axes = subplots(figure, 2, len(columns), sharex=True, sharey="row")
     for c, (name, estimated, measured) in enumerate(columns):
         top, bottom = axes[0, c], axes[1, c]
         for force, kind, label in ((estimated, "force_estimated", "estimated from motion"),
@@ -113,14 +139,14 @@ def plot_grf(contact, comparison, path: str | Path, *, title: str = "") -> Path:
             bottom.plot(times, force @ forward, color=srgb(kind), label=f"{label}, anteroposterior")
             bottom.plot(times, force @ left, color=srgb(kind), linestyle="--", linewidth=1.0,
                         label=f"{label}, mediolateral")
-        top.set_title(name)
+        top.set_title(name, fontsize=10, y=1.0)  # placed, not fitted above the tick labels
         bottom.set_xlabel("time [s]")
         for ax in (top, bottom):
             ax.grid(alpha=0.3)
             if comparison is not None:
                 _shade(ax, times, ~comparison.covered, "not compared" if (ax is top and c == 0) else None)
-        _percent_axis(top, weight, c == len(columns) - 1)
-        _percent_axis(bottom, weight, c == len(columns) - 1)
+    _percent_axis(axes[0, -1], weight)  # the rows share their force axis: one % body weight scale each
+    _percent_axis(axes[1, -1], weight)
     axes[0, 0].set_ylabel("vertical GRF [N]")
     axes[1, 0].set_ylabel("horizontal GRF [N]")
     axes[0, 0].legend(fontsize=7, loc="upper left")
@@ -147,8 +173,8 @@ def plot_joint_torques(dynamics, path: str | Path, *, title: str = "") -> Path:
         raise SolverError(f"The body model has none of the main joints ({', '.join(j for j, _ in MAIN_JOINTS)})",
                           "use a built-in template (full15, brubaker12) for the torque plot")
     magnitude = np.linalg.norm(dynamics.joint_torque_world, axis=-1)
-    figure = new_figure(7.5, 1.7 * len(present) + 0.8)
-    axes = figure.subplots(len(present), 1, sharex=True, squeeze=False)[:, 0]
+    figure = new_figure(7.5, 1.7 * len(present) + 0.8, top=0.5, right=0.2)
+    axes = subplots(figure, len(present), 1, sharex=True)[:, 0]
     for ax, (joint, sides) in zip(axes, present):
         for label, colour, k in sides:
             ax.plot(dynamics.times, magnitude[:, k], color=colour, label=label)
@@ -169,10 +195,13 @@ def plot_convergence(motion, path: str | Path, *, title: str = "") -> Path:
         raise SolverError(f"This motion ({motion.method}) has no per-frame OTM convergence record",
                           "plot the convergence of a motion from solver.kinematics.reconstruct")
     times = motion.times
-    figure = new_figure(7.5, 4.6)
-    top, bottom = figure.subplots(2, 1, sharex=True)
+    figure = new_figure(7.5, 4.6, top=0.5, right=0.2)
+    top, bottom = subplots(figure, 2, 1, sharex=True)[:, 0]
     top.step(times, iterations, where="mid", color="0.2")
     top.set_ylabel("iterations")
+    from matplotlib.ticker import MaxNLocator  # matplotlib is there: new_figure checked
+
+    top.yaxis.set_major_locator(MaxNLocator(TICKS, integer=True))
     bottom.semilogy(times, np.maximum(norm, 1e-18), color="0.2", label="||Φ(q)||₂")
     tolerance = motion.info.get("tolerance")
     if tolerance:
@@ -205,8 +234,8 @@ def plot_root_force_distribution(without: np.ndarray, with_plates: np.ndarray, u
     plates, with the measured plate forces (orange). Right: the fraction of the root force the contact
     model does *not* explain [%] (green). NaN entries (trials without that figure) are left out."""
     without, with_plates, unexplained = (np.asarray(a, float) for a in (without, with_plates, unexplained))
-    figure = new_figure(10.0, 4.0)
-    left, right = figure.subplots(1, 2)
+    figure = new_figure(10.0, 4.0, top=0.5, right=0.2, wspace=0.2)
+    left, right = subplots(figure, 1, 2)[0]
     bins = _bins(np.concatenate([without, with_plates]), HISTOGRAM_BIN)
     for values, kind, label in ((without, "force_residual", "no external forces"),
                                 (with_plates, "force_measured", "with measured plates")):

@@ -4,47 +4,52 @@
 from __future__ import annotations
 
 import functools
+import math
 import platform
 import tomllib
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-import numpy as np
-
-from .dynamics import Dynamics
-from .io import quiet_standing_weight
-from .io.trial import Trial
-from .kinematics import Motion, convergence_summary, marker_error_stats
-from .model import BodyModel
-from .model.calibrate import STANDARD_GRAVITY as GRAVITY
 from .options import options_to_dict
+from .report_schema import ContactSummary, Report
 
 
-def build_report(result) -> dict:
-    """A JSON-ready summary of a ``PipelineResult``: what was read, converted and computed, what the user should
-    know, the seconds each step took and the steps reused from an earlier run (``pipeline.run``'s
-    ``previous``). ``options`` are in the shape of an options file (``options.options_to_dict``)."""
-    report = {"source": result.source, "versions": dict(versions()), "options": options_to_dict(result.options),
-              "trial": _trial_report(result.trial)}
+def build_report(result) -> Report:
+    """The JSON-ready report (``report_schema.Report``) of a ``PipelineResult``: each stage's section by the
+    ``summary()`` of its result, the seconds each step took and the steps reused from an earlier run
+    (``pipeline.run``'s ``previous``). ``options`` are in the shape of an options file
+    (``options.options_to_dict``). Figures that do not exist (NaN) are None."""
+    report: Report = {"source": result.source, "versions": dict(versions()),
+                      "options": options_to_dict(result.options), "trial": result.trial.summary()}
     if result.discovery is not None:
         report["discovery"] = result.discovery.summary()
     if result.model is not None:
-        report["model"] = _model_report(result.model)
+        report["model"] = result.model.summary()
     if result.gap_fill is not None:
         report["gap_fill"] = result.gap_fill.summary()
     if result.motion is not None:
-        report["reconstruction"] = _reconstruction_report(result.motion)
+        report["reconstruction"] = result.motion.summary()
     if result.dynamics is not None:
-        report["dynamics"] = _dynamics_report(result.dynamics, result.dynamics_with_plates)
+        report["dynamics"] = result.dynamics.summary(result.dynamics_with_plates)
     if result.contact is not None:
-        report["contact"] = result.contact.summary()
+        contact: ContactSummary = result.contact.summary()
         if result.plate_comparison is not None:
-            report["contact"]["plates"] = result.plate_comparison.summary()
+            contact["plates"] = result.plate_comparison.summary()
+        report["contact"] = contact
     if result.zero_gravity is not None:
         report["zero_gravity"] = result.zero_gravity.summary()
     report["timings_s"] = dict(result.timings)
     report["reused"] = list(result.reused)
-    return report
+    return _without_nan(report)
+
+
+def _without_nan(value):
+    """``value`` with every NaN float replaced by None (JSON has no NaN)."""
+    if isinstance(value, dict):
+        return {k: _without_nan(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_nan(v) for v in value]
+    return None if isinstance(value, float) and math.isnan(value) else value
 
 
 @functools.cache
@@ -62,100 +67,7 @@ def versions() -> dict:
     return found
 
 
-def _trial_report(trial: Trial) -> dict:
-    gaps = trial.gaps()
-    weight = quiet_standing_weight(trial)
-    return {
-        "frames": trial.n_frames,
-        "rate_hz": trial.rate,
-        "start_time_s": trial.start_time,
-        "duration_s": trial.duration,
-        "markers": trial.n_markers,
-        "force_plates": len(trial.plates),
-        "missing_samples_percent": 100.0 * sum(g.missing for g in gaps) / max(1, trial.n_frames * trial.n_markers),
-        "markers_with_gaps": {g.label: {"missing": g.missing, "gaps": g.gaps, "longest": g.longest}
-                              for g in gaps if not g.complete},
-        "body_weight_n": weight,
-        "body_mass_kg_from_plates": None if weight is None else weight / GRAVITY,
-        "conversions": list(trial.conversions),
-        "warnings": list(trial.warnings),
-    }
-
-
-def _model_report(model: BodyModel) -> dict:
-    cal = model.metadata["calibration"]
-    worst = sorted(cal.marker_residuals.items(), key=lambda kv: -kv[1])[:5]
-    return {
-        "template": cal.template,
-        "segments": len(model.segments),
-        "dof": model.nv,
-        "mass_kg": model.total_mass,
-        "mass_source": model.mass_source,
-        "mass_assumed": model.mass_source.startswith("assumed"),
-        "inertia_table": f"{cal.table} ({cal.sex})",
-        "markerset": cal.markerset,
-        "static": cal.static,
-        "segment_lengths_m": cal.lengths,
-        "cluster_residuals_m": cal.segment_residuals,
-        "worst_markers_m": dict(worst),
-        "joint_centres": cal.joint_centres,
-        "welded": list(cal.welded),
-        "initial_marker_rms_m": cal.initial_marker_rms,
-        "markers": cal.markers,
-        "ignored_markers": cal.ignored,
-        "notes": list(cal.notes),
-        "warnings": list(cal.warnings),
-        "inertia_from_opensim_model": model.metadata.get("opensim_inertia"),
-    }
-
-
-def _reconstruction_report(motion: Motion) -> dict:
-    summary = convergence_summary(motion)
-    stats = marker_error_stats(motion)
-    worst = np.argsort(-stats.median)[:5]
-    return {
-        "method": motion.method,
-        "frames": summary.frames,
-        "frames_converged": summary.converged,
-        "converged_percent": summary.rate_percent,
-        "frames_without_data": summary.no_data_frames,
-        "iterations_mean": summary.iterations_mean,
-        "iterations_max": summary.iterations_max,
-        "constraint_norm_max": summary.constraint_norm_max,
-        "seconds_per_frame": summary.seconds_per_frame,
-        "marker_rms_m": summary.marker_rms,
-        "worst_markers_median_m": {stats.labels[i]: float(stats.median[i]) for i in worst},
-    }
-
-
-def _residual_figures(dynamics: Dynamics) -> dict:
-    weight = dynamics.model.total_mass * GRAVITY
-    force = np.linalg.norm(dynamics.root_wrench[:, :3], axis=1)
-    torque = np.linalg.norm(dynamics.root_wrench[:, 3:], axis=1)
-    return {"root_force_mean_n": float(np.nanmean(force)),
-            "root_force_mean_percent_bw": float(100 * np.nanmean(force) / weight),
-            "root_force_max_n": float(np.nanmax(force)), "root_torque_mean_nm": float(np.nanmean(torque))}
-
-
-def _dynamics_report(dynamics: Dynamics, with_plates: Dynamics | None) -> dict:
-    best = with_plates or dynamics
-    peaks = np.nanmax(np.linalg.norm(best.joint_torque_world, axis=-1), axis=0)
-    report = {
-        "frames": len(dynamics.times),
-        "derivatives": dynamics.options,
-        "without_external_forces": _residual_figures(dynamics),
-        "peak_joint_torque_nm": {s.name: float(peaks[k]) for k, s in enumerate(best.model.segments)
-                                 if k > 0 and s.joint != "weld"},
-        "torques_with": "measured force plates" if with_plates is not None else "no external forces",
-    }
-    if with_plates is not None:
-        report["with_measured_plates"] = _residual_figures(with_plates)
-        report["root_force_ratio_with_to_without_plates"] = (report["with_measured_plates"]["root_force_mean_n"]
-                                                             / report["without_external_forces"]["root_force_mean_n"])
-    return report
-
-
-def summary(report: dict) -> str:
+def summary(report: Report) -> str:
     """A few lines a person reads first: what was imported, converted and worth a warning."""
     trial = report["trial"]
     lines = [
@@ -181,7 +93,7 @@ def summary(report: dict) -> str:
         lines += [f"  body model {model['template']}: {model['segments']} segments, {model['dof']} DoF, "
                   f"{model['mass_kg']:.1f} kg ({model['mass_source']})",
                   f"  least rigid marker cluster: {worst[0]} {1000 * worst[1]:.1f} mm RMS; "
-                  f"initial pose marker RMS {1000 * model['initial_marker_rms_m']:.1f} mm"]
+                  f"initial pose marker RMS {figure(model['initial_marker_rms_m'], '.1f', 1000)} mm"]
         inertia = model.get("inertia_from_opensim_model")
         if inertia:
             lines.append(f"  inertia from {inertia['file']}: " + "; ".join(
@@ -199,7 +111,8 @@ def summary(report: dict) -> str:
     rec = report.get("reconstruction")
     if rec:
         lines.append(f"  reconstruction ({rec['method']}): {rec['frames_converged']}/{rec['frames']} frames converged, "
-                     f"marker RMS {1000 * rec['marker_rms_m']:.1f} mm, {1000 * rec['seconds_per_frame']:.2f} ms/frame")
+                     f"marker RMS {figure(rec['marker_rms_m'], '.1f', 1000)} mm, "
+                     f"{figure(rec['seconds_per_frame'], '.2f', 1000)} ms/frame")
     dyn = report.get("dynamics")
     if dyn:
         derivatives = dyn["derivatives"]
@@ -207,10 +120,11 @@ def summary(report: dict) -> str:
         lines.append(f"  derivatives: {derivatives['derivatives']}, " + (
             "no filter" if cutoff is None else f"low-pass {cutoff:g} Hz"
             + (f" ({derivatives['cutoff_source']})" if "cutoff_source" in derivatives else "")))
-        line = (f"  root residual force: {dyn['without_external_forces']['root_force_mean_percent_bw']:.0f} % body "
-                f"weight without contact forces")
+        without = dyn["without_external_forces"]["root_force_mean_percent_bw"]
+        line = f"  root residual force: {figure(without, '.0f')} % body weight without contact forces"
         if "with_measured_plates" in dyn:
-            line += f", {dyn['with_measured_plates']['root_force_mean_percent_bw']:.0f} % with the measured plates"
+            with_plates = dyn["with_measured_plates"]["root_force_mean_percent_bw"]
+            line += f", {figure(with_plates, '.0f')} % with the measured plates"
         lines.append(line)
     contact = report.get("contact")
     if contact:
@@ -220,9 +134,16 @@ def summary(report: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _contact_lines(contact: dict) -> list[str]:
+def figure(value: float | None, spec: str, scale: float = 1.0) -> str:
+    """A figure of the report for a person (this summary, the sidebar): ``scale * value`` formatted by ``spec``,
+    or n/a where it does not exist (None in the report, left out of the collection metadata)."""
+    return "n/a" if value is None else format(scale * value, spec)
+
+
+def _contact_lines(contact: ContactSummary) -> list[str]:
     lines = [f"  contact ({contact['forces'].replace('_', ' ')} forces on surfaces from "
-             f"{contact['surfaces_from']}): explains {100 * contact['explained_force']:.0f} % of the root force"]
+             f"{contact['surfaces_from']}): explains {figure(contact['explained_force'], '.0f', 100)} % of the root "
+             "force"]
     if contact.get("floor_tilt_deg") is not None:
         lines[-1] += f"; floor tilted {contact['floor_tilt_deg']:.2f} deg"
     if "resting_height_m" in contact:
@@ -235,13 +156,14 @@ def _contact_lines(contact: dict) -> list[str]:
                      f"{surface['tilt_deg']:.1f} deg{extent}; carries load {loads}")
     plates = contact.get("plates")
     if plates:
-        lines.append(f"  estimated vs plates: vertical GRF RMSE {plates['rmse_vertical_bw_percent']:.1f} % BW, "
-                     f"r = {plates['correlation_vertical']:.2f}; horizontal RMSE "
-                     f"{plates['rmse_horizontal_bw_percent']:.1f} % BW")
+        lines.append("  estimated vs plates: vertical GRF RMSE "
+                     f"{figure(plates['rmse_vertical_bw_percent'], '.1f')} % BW, "
+                     f"r = {figure(plates['correlation_vertical'], '.2f')}; horizontal RMSE "
+                     f"{figure(plates['rmse_horizontal_bw_percent'], '.1f')} % BW")
         for foot, figures in plates.get("feet", {}).items():
             cop = figures["cop_error_single_support_cm"]
-            lines.append(f"    {foot}: vertical RMSE {figures['rmse_vertical_bw_percent']:.1f} % BW, "
-                         f"r = {figures['correlation_vertical']:.2f}"
-                         + ("" if cop != cop else f"; COP error {cop:.1f} cm in single support"))
+            lines.append(f"    {foot}: vertical RMSE {figure(figures['rmse_vertical_bw_percent'], '.1f')} % BW, "
+                         f"r = {figure(figures['correlation_vertical'], '.2f')}"
+                         + ("" if cop is None else f"; COP error {cop:.1f} cm in single support"))
     lines += [f"  warning: {w}" for w in contact.get("warnings", [])]
     return lines

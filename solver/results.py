@@ -28,7 +28,6 @@ from .io.atomic import make_folder, staged_outputs
 from .io.conventions import file_convention
 from .kinematics import joint_angles, plot_marker_errors
 from .kinematics.motion import Motion
-from .opensim.export import write_opensim
 from .plots import check_matplotlib, plot_convergence, plot_grf, plot_joint_torques
 
 
@@ -76,6 +75,8 @@ def write_results(result, folder: str | Path, opensim: bool | None = None,
         plots, plot_notes = write_plots(result, folder, name)
         notes += plot_notes
         if result.options.opensim if opensim is None else opensim:
+            from .opensim.export import write_opensim  # only when asked for
+
             files, opensim_notes = write_opensim(result, folder)
             written, notes = written + files, notes + opensim_notes
     return written + plots, notes

@@ -7,6 +7,9 @@ mass replaced by the plates') -> ``contact`` (ground contact estimated from the 
 are used only to judge it) and ``zero_gravity`` (a zero-gravity variant: by default the captured motion on a
 free-floating body, or a manoeuvre of the subject's model; see ``solver.zerog.variant``).
 
+Paths off the default one (Lee's estimator, segments found from the motion, an OpenSim model's inertia) are
+imported when taken, so that a default run does not load them.
+
 A step is a function ``(path, state, options, progress) -> outputs``: ``state`` holds what the steps before it
 produced, by ``PipelineResult`` field name, and ``outputs`` the fields it sets (a later step may replace a
 field, e.g. ``dynamics`` rescales ``model`` and ``motion`` to the plates' body mass). ``Step.key`` is what
@@ -30,12 +33,9 @@ from .io import attach_plates, load_trial, read_grf_mot
 from .io.trial import Trial
 from .kinematics import reconstruct
 from .kinematics.gap_fill import fill_gaps
-from .kinematics.lee import estimate_lee
 from .kinematics.marker_outliers import drop_marker_outliers
 from .model import calibrate, with_body_mass
-from .model.discovery import discover_markerset
 from .model.markersets import normalize
-from .opensim.inertia import apply_opensim_inertia
 from .options import DISCOVER, READ_BY, PipelineOptions
 from .plausibility import check_body, explain_empty_markers
 from .zerog import zero_gravity_variant
@@ -76,6 +76,8 @@ def _discovered(trial: Trial, static: Trial | None, progress: Progress, unknown:
     trial to calibrate on, and the discovery. ``unknown``: why the labels made no body (said with discovery's
     own failure, in one line). A static trial is used with a discovered set only if it has the same labels and
     the set needs no virtual markers (they come from the movement's functional joints)."""
+    from .model.discovery import discover_markerset  # only here: unlabelled or unknown markers are rare
+
     progress(0.1, "the labels make no body: finding the segments from the motion" if unknown
              else "finding the segments from the motion")
     try:
@@ -122,6 +124,8 @@ def _calibrate(path, state: dict, options: PipelineOptions, progress: Progress) 
     except ModelError as error:
         raise explain_empty_markers(error, trial) from None
     if options.opensim_model:
+        from .opensim.inertia import apply_opensim_inertia
+
         model = apply_opensim_inertia(model, options.opensim_model)
     model = check_body(model, trial, static)  # units and mass plausible, or one line saying why not
     progress(1.0, f"body model: {len(model.segments)} segments, {model.total_mass:.1f} kg ({model.mass_source})")
@@ -141,6 +145,8 @@ def _reconstruct(path, state: dict, options: PipelineOptions, progress: Progress
     progress(0.0, f"reconstructing {trial.n_frames} frames ({options.method})")
     frames = lambda done, total: progress(done / total, f"frame {done}/{total}")  # noqa: E731
     if options.method == "lee":
+        from .kinematics.lee import estimate_lee  # its kernels load only when chosen
+
         motion = estimate_lee(trial, model, progress=frames)
     else:
         motion = reconstruct(trial, model, mode=options.otm_mode, tolerance=options.tolerance, progress=frames)

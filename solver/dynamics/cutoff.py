@@ -17,9 +17,9 @@ the upper half of that range (Winter fits "the region where the residual is most
 from __future__ import annotations
 
 import numpy as np
-from scipy.signal import butter, filtfilt
 
 from ..errors import SolverError
+from .lowpass import butter2, filtfilt
 
 #: Lowest cutoff tried [Hz] and the step between cutoffs tried [Hz].
 LOWEST_HZ, STEP_HZ = 1.0, 0.5
@@ -29,12 +29,11 @@ HIGHEST = 0.4
 NOISE_REGION = 0.5
 
 
-def residuals(signals: np.ndarray, rate: float, cutoffs: np.ndarray, order: int = 2) -> np.ndarray:
+def residuals(signals: np.ndarray, rate: float, cutoffs: np.ndarray) -> np.ndarray:
     """RMS residual (F, N) of each signal (columns of ``signals`` (T, N)) filtered at each cutoff [Hz]."""
     out = np.empty((len(cutoffs), signals.shape[1]))
     for i, cutoff in enumerate(cutoffs):
-        b, a = butter(order, cutoff, fs=rate)
-        out[i] = np.sqrt(np.mean((signals - filtfilt(b, a, signals, axis=0)) ** 2, axis=0))
+        out[i] = np.sqrt(np.mean((signals - filtfilt(*butter2(cutoff, rate), signals)) ** 2, axis=0))
     return out
 
 

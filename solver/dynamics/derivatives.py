@@ -39,11 +39,11 @@ spread them over the whole trial).
 from __future__ import annotations
 
 import numpy as np
-from scipy.signal import butter, filtfilt
 
 from ..errors import SolverError
 from ..kinematics.motion import Motion
 from .cutoff import residual_cutoff
+from .lowpass import PAD, butter2, filtfilt
 from ..model.body import BodyModel
 from ..rotations import quat_conj, quat_continuity, quat_mul
 
@@ -174,32 +174,31 @@ def central_differences(model: BodyModel, times: np.ndarray, q: np.ndarray):
     return np.asarray(times, dtype=float)[1:-1], q[1:-1], v, a
 
 
-def butterworth(model: BodyModel, times: np.ndarray, q: np.ndarray, cutoff: float, order: int = 2) -> np.ndarray:
-    """Zero-lag low-pass Butterworth filter of the coordinates (``scipy.signal.filtfilt``).
+def butterworth(model: BodyModel, times: np.ndarray, q: np.ndarray, cutoff: float) -> np.ndarray:
+    """Zero-lag low-pass Butterworth filter of the coordinates (``lowpass.filtfilt``).
 
-    ``order`` 2 run forwards and backwards gives the 4th-order zero-lag filter
+    The second-order filter run forwards and backwards gives the 4th-order zero-lag filter
     usual in biomechanics (Winter). Quaternions are made sign-continuous,
     filtered component-wise and renormalised. Frames without a pose (NaN)
     stay NaN: each run of frames with a pose is filtered on its own, and a run
-    too short to filter (``3 (order + 1)`` frames or fewer) becomes NaN too.
+    too short to filter (``lowpass.PAD`` = 9 frames or fewer) becomes NaN too.
     """
     rate = 1.0 / time_step(times)
     if not 0 < cutoff < rate / 2:
         raise SolverError(f"The cutoff {cutoff} Hz is not between 0 and the Nyquist frequency {rate / 2:g} Hz",
                           "choose a lower cutoff (6-12 Hz is usual for human movement)")
-    b, a = butter(order, cutoff, fs=rate)
-    pad = 3 * max(len(a), len(b))
+    b, a = butter2(cutoff, rate)
     q = continuous_quaternions(model, q)
     posed = np.isfinite(q).all(axis=1)
-    if np.count_nonzero(posed) <= pad:
-        raise SolverError(f"Filtering needs more than {pad} frames with a pose; the motion has "
+    if np.count_nonzero(posed) <= PAD:
+        raise SolverError(f"Filtering needs more than {PAD} frames with a pose; the motion has "
                           f"{np.count_nonzero(posed)}", "filter a longer motion, or compute derivatives without "
                                                        "a cutoff")
     filtered = np.full_like(q, np.nan)
     edges = np.diff(np.concatenate(([0], posed.astype(np.int8), [0])))
     for start, end in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)):
-        if end - start > pad:
-            filtered[start:end] = filtfilt(b, a, q[start:end], axis=0)
+        if end - start > PAD:
+            filtered[start:end] = filtfilt(b, a, q[start:end])
     _, iq, _ = quaternion_columns(model)
     filtered[:, iq] /= np.linalg.norm(filtered[:, iq], axis=-1, keepdims=True)
     return filtered

@@ -41,6 +41,7 @@ from numba import njit
 from ..errors import SolverError
 from ..kinematics.motion import Motion
 from ..model.body import BodyModel
+from ..report_schema import DynamicsSummary, ResidualSummary
 from .derivatives import motion_derivatives
 from .spatial import FREE, GRAVITY, add, cross, dot, frame_kinematics, matvec, put, put2, row, \
     row2, scale, sub, tmatvec, tree_of, workspace
@@ -121,6 +122,34 @@ class Dynamics:
     def root_origin(self) -> np.ndarray:
         """The point the root torque is taken about: the root segment origin (T, 3), world."""
         return self.q[:, 0:3]
+
+    def residual_summary(self) -> ResidualSummary:
+        """The root residual force (mean, in % body weight, max) and torque (mean) over the frames."""
+        weight = self.model.total_mass * float(np.linalg.norm(self.gravity))
+        force = np.linalg.norm(self.root_wrench[:, :3], axis=1)
+        torque = np.linalg.norm(self.root_wrench[:, 3:], axis=1)
+        return {"root_force_mean_n": float(np.nanmean(force)),
+                "root_force_mean_percent_bw": float(100 * np.nanmean(force) / weight),
+                "root_force_max_n": float(np.nanmax(force)), "root_torque_mean_nm": float(np.nanmean(torque))}
+
+    def summary(self, with_plates: Dynamics | None = None) -> DynamicsSummary:
+        """The report's ``dynamics`` section: these dynamics (no external forces) and, given them, those with the
+        measured plate forces, whose joint torques are then the peaks reported."""
+        best = with_plates or self
+        peaks = np.nanmax(np.linalg.norm(best.joint_torque_world, axis=-1), axis=0)
+        out: DynamicsSummary = {
+            "frames": len(self.times),
+            "derivatives": self.options,
+            "without_external_forces": self.residual_summary(),
+            "peak_joint_torque_nm": {s.name: float(peaks[k]) for k, s in enumerate(best.model.segments)
+                                     if k > 0 and s.joint != "weld"},
+            "torques_with": "measured force plates" if with_plates is not None else "no external forces",
+        }
+        if with_plates is not None:
+            out["with_measured_plates"] = with_plates.residual_summary()
+            out["root_force_ratio_with_to_without_plates"] = (out["with_measured_plates"]["root_force_mean_n"]
+                                                              / out["without_external_forces"]["root_force_mean_n"])
+        return out
 
     @property
     def axis_torques(self) -> np.ndarray:

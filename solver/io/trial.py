@@ -12,6 +12,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from ..report_schema import TrialSummary
+
 
 @dataclass(frozen=True)
 class ForcePlate:
@@ -122,6 +124,29 @@ class Trial:
             out.append(MarkerGaps(label, int(missing[:, m].sum()), len(starts),
                                   int(lengths.max()) if len(lengths) else 0))
         return tuple(out)
+
+    def summary(self) -> TrialSummary:
+        """The report's ``trial`` section: size, gaps, quiet-standing weight on the plates, conversions."""
+        from ..model.calibrate import STANDARD_GRAVITY  # the body mass the calibration takes from this weight
+        from .plates import quiet_standing_weight
+
+        gaps = self.gaps()
+        weight = quiet_standing_weight(self)
+        return {
+            "frames": self.n_frames,
+            "rate_hz": self.rate,
+            "start_time_s": self.start_time,
+            "duration_s": self.duration,
+            "markers": self.n_markers,
+            "force_plates": len(self.plates),
+            "missing_samples_percent": 100.0 * sum(g.missing for g in gaps) / max(1, self.n_frames * self.n_markers),
+            "markers_with_gaps": {g.label: {"missing": g.missing, "gaps": g.gaps, "longest": g.longest}
+                                  for g in gaps if not g.complete},
+            "body_weight_n": weight,
+            "body_mass_kg_from_plates": None if weight is None else weight / STANDARD_GRAVITY,
+            "conversions": list(self.conversions),
+            "warnings": list(self.warnings),
+        }
 
 
 def _interpolate(values: np.ndarray, times: np.ndarray, new_times: np.ndarray) -> np.ndarray:

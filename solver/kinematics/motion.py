@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..model.body import BodyModel
+from ..report_schema import ReconstructionSummary
 
 
 @dataclass(frozen=True)
@@ -61,3 +62,9 @@ class Motion:
     @property
     def rate(self) -> float:
         return float((len(self.times) - 1) / (self.times[-1] - self.times[0])) if len(self.times) > 1 else 0.0
+
+    def summary(self) -> ReconstructionSummary:
+        """The report's ``reconstruction`` section: convergence and the worst markers (``kinematics.report``)."""
+        from .report import reconstruction_summary
+
+        return reconstruction_summary(self)

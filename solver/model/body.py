@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ModelError
+from ..report_schema import ModelSummary
 from ..rotations import quat_from_axis_angle, quat_to_matrix
 
 #: Joint type -> (coordinates in q, coordinates in v).
@@ -168,6 +169,33 @@ class BodyModel:
     @property
     def total_mass(self) -> float:
         return float(sum(s.mass for s in self.segments))
+
+    def summary(self) -> ModelSummary:
+        """The report's ``model`` section: template, mass and its source, calibration figures."""
+        cal = self.metadata["calibration"]
+        worst = sorted(cal.marker_residuals.items(), key=lambda kv: -kv[1])[:5]
+        return {
+            "template": cal.template,
+            "segments": len(self.segments),
+            "dof": self.nv,
+            "mass_kg": self.total_mass,
+            "mass_source": self.mass_source,
+            "mass_assumed": self.mass_source.startswith("assumed"),
+            "inertia_table": f"{cal.table} ({cal.sex})",
+            "markerset": cal.markerset,
+            "static": cal.static,
+            "segment_lengths_m": cal.lengths,
+            "cluster_residuals_m": cal.segment_residuals,
+            "worst_markers_m": dict(worst),
+            "joint_centres": cal.joint_centres,
+            "welded": list(cal.welded),
+            "initial_marker_rms_m": cal.initial_marker_rms,
+            "markers": cal.markers,
+            "ignored_markers": cal.ignored,
+            "notes": list(cal.notes),
+            "warnings": list(cal.warnings),
+            "inertia_from_opensim_model": self.metadata.get("opensim_inertia"),
+        }
 
     @property
     def marker_labels(self) -> tuple[str, ...]:

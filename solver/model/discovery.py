@@ -34,6 +34,7 @@ from .identify_segments import Identification, NoBody, identify
 from .markersets import MarkerSet, Point
 from .rigid_clusters import rigid_clusters
 from .templates import ANATOMY
+from ..report_schema import DiscoverySummary
 
 #: Segments calibration cannot do without (head, hands are welded to their parents when missing).
 REQUIRED = ("pelvis", "torso", "upper_arm_l", "forearm_l", "upper_arm_r", "forearm_r", "thigh_l", "shank_l",
@@ -75,7 +76,7 @@ class Discovery:
         extra = np.stack([self.virtual[label] for label in labels], axis=1)
         return replace(trial, labels=trial.labels + labels, markers=np.concatenate([trial.markers, extra], axis=1))
 
-    def summary(self) -> dict:
+    def summary(self) -> DiscoverySummary:
         """A JSON-ready report of the discovery."""
         return {
             "method": "rigid clusters (Kirk et al. 2005), functional joints (sphere fit, SCoRE, SARA), "

@@ -9,6 +9,7 @@ import numpy as np
 from ..dynamics.inverse import Dynamics
 from ..kinematics.motion import Motion
 from ..rotations import matrix_to_quat, quat_to_rotvec
+from ..report_schema import ZeroGravitySummary
 
 
 def net_rotation(rotations: np.ndarray) -> tuple[float, np.ndarray]:
@@ -64,7 +65,7 @@ class ZeroGravity:
         return {s.name: float(np.max(np.linalg.norm(tau[:, start:start + s.nv], axis=1)))
                 for s, start in zip(model.segments[1:], model.v_starts[1:]) if s.nv}
 
-    def summary(self) -> dict:
+    def summary(self) -> ZeroGravitySummary:
         """Key figures, JSON-ready."""
         angle, axis = self.torso_reorientation
         residual = self.dynamics.root_wrench

@@ -23,6 +23,7 @@ from .gaps import Gaps, find_gaps
 from .pca import MIN_TRAINING_FRAMES, TEST_GAPS, expected_error, meet_ends, pca_fill
 from .rigid import MIN_DONORS, rigid_fill
 from .spline import DEGREES, spline_fill
+from ...report_schema import GapFillSummary
 
 METHODS = ("spline", "rigid", "pca")
 CHOICES = ("auto", *METHODS, "none")
@@ -95,7 +96,7 @@ class GapFill:
         """``(T, M)`` bool: True where the sample was filled, not measured."""
         return self.method > 0
 
-    def summary(self) -> dict:
+    def summary(self) -> GapFillSummary:
         """For the report: how much was filled, per marker the frames filled by each method (1-based frame
         ranges, as in the file), and the gaps left with the reason."""
         trial, filled = self.trial, self.filled

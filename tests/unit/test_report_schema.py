@@ -1,0 +1,57 @@
+"""The report's one schema (``solver.report_schema``) against what the result objects' ``summary()`` write."""
+
+from __future__ import annotations
+
+import json
+import typing
+
+import pytest
+
+from mocap_dynamics.solver import report_schema as schema
+from mocap_dynamics.solver.pipeline import PipelineOptions, run
+from mocap_dynamics.solver.report import summary
+from mocap_dynamics.solver.sample import MASS, write_sample
+
+SECTIONS = {"trial": schema.TrialSummary, "model": schema.ModelSummary, "gap_fill": schema.GapFillSummary,
+            "reconstruction": schema.ReconstructionSummary, "dynamics": schema.DynamicsSummary,
+            "contact": schema.ContactSummary, "zero_gravity": schema.ZeroGravitySummary}
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    """The project's sample walk (two force plates) through every stage."""
+    c3d = write_sample(tmp_path_factory.mktemp("sample"))["c3d"]
+    return run(c3d, PipelineOptions(mass=MASS)).report()
+
+
+def _check(value: dict, declared, where: str, extra_allowed: bool = False) -> None:
+    keys = set(value)
+    assert declared.__required_keys__ <= keys, f"{where}: missing {declared.__required_keys__ - keys}"
+    if not extra_allowed:
+        assert keys <= declared.__required_keys__ | declared.__optional_keys__, \
+            f"{where}: not in the schema {keys - declared.__required_keys__ - declared.__optional_keys__}"
+
+
+def test_every_section_has_the_schemas_keys(report):
+    _check(report, schema.Report, "report")
+    for name, declared in SECTIONS.items():
+        # a zero-gravity variant adds its own figures (``ZeroGravity.info``)
+        _check(report[name], declared, name, extra_allowed=name == "zero_gravity")
+    hints = typing.get_type_hints(schema.DynamicsSummary)
+    _check(report["dynamics"]["without_external_forces"], hints["without_external_forces"], "dynamics residual")
+    _check(report["contact"]["plates"], schema.PlateComparisonSummary, "contact plates")
+    for surface in report["contact"]["surfaces"]:
+        _check(surface, schema.SurfaceSummary, "contact surface")
+
+
+def test_the_report_is_strict_json_and_reads_as_text(report):
+    """No NaN (JSON has none: figures that do not exist are None), and the text summary reads every section."""
+    json.dumps(report, allow_nan=False)
+    text = summary(report)
+    assert "reconstruction (otm)" in text and "estimated vs plates" in text
+
+
+def test_figures_that_do_not_exist_read_as_n_a(report):
+    plates = report["contact"]["plates"]
+    missing = {**report, "contact": {**report["contact"], "plates": {**plates, "correlation_vertical": None}}}
+    assert "r = n/a" in summary(missing)
