@@ -16,7 +16,7 @@ from .io import quiet_standing_weight
 from .io.trial import Trial
 from .kinematics import Motion, convergence_summary, marker_error_stats
 from .model import BodyModel
-from .model.calibrate import STANDARD_GRAVITY as GRAVITY
+from .constants import STANDARD_GRAVITY as GRAVITY
 from .options import options_to_dict
 
 

@@ -28,7 +28,7 @@ from numba import njit, prange
 from scipy.interpolate import BSpline
 from scipy.optimize import least_squares
 
-from ..dynamics.spatial import chunks
+from ..kernels import chunks
 from ..errors import SolverError
 from ..model.body import BodyModel
 from .free_floating import JointPath, free_floating, half_steps

@@ -31,7 +31,7 @@ from scipy.spatial.transform import Rotation
 
 from ..kernels import cholesky_factor, cholesky_substitute
 from ..model.body import BodyModel
-from ..model.mjcf import dfs_order
+from ..model.tree import dfs_order
 from ..rotations import quat_to_matrix
 
 #: Intrinsic axes a ball joint is split into (flexion Y, ab/adduction X, axial rotation Z).

@@ -13,8 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from numba import get_num_threads, njit
 
-from ...dynamics.spatial import chunks
-from ...kernels import cholesky_substitute
+from ...kernels import cholesky_substitute, chunks
 
 #: Jacobi sweeps at most for a 4x4 eigenproblem (it converges quadratically; 5-6 are typical).
 JACOBI_SWEEPS = 12
