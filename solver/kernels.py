@@ -1,5 +1,5 @@
 """Small numba kernels shared by the solvers (dynamics, OTM, Lee): rotation matrices, Cholesky solves, 3-vectors
-and quaternions, and how many chunks a trial is split into for threads.
+and quaternions; ``in_parallel`` runs a kernel over a trial's frames in chunks on threads.
 
 They work on preallocated arrays or on tuples (small vectors without heap allocation), so the per-frame loops
 that call them allocate nothing.
@@ -7,14 +7,33 @@ that call them allocate nothing.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 from numba import get_num_threads, njit
 
 
 def chunks(n_frames: int) -> int:
-    """How many chunks of frames a parallel kernel (``zerog.minimum_torque``) or Lee's threads
-    (``kinematics.lee.kernels.in_parallel``) split a trial into (each chunk gets one workspace)."""
+    """How many chunks of frames ``in_parallel`` splits a trial into (each chunk gets one workspace)."""
     return max(1, min(n_frames, 4 * get_num_threads()))
+
+
+def in_parallel(chunk_kernel, n_frames: int, *args) -> None:
+    """``chunk_kernel(start, stop, *args)`` over all frames in chunks, on ``numba.get_num_threads()`` threads.
+
+    The kernels are ``nogil`` and frames independent, so plain threads run them in parallel; this costs
+    no compile time, where a ``prange`` wrapper took seconds per stage to compile.
+    """
+    n_chunks = chunks(n_frames)
+    bounds = [(k * n_frames // n_chunks, (k + 1) * n_frames // n_chunks) for k in range(n_chunks)]
+    threads = min(get_num_threads(), n_chunks)
+    if threads <= 1:
+        for start, stop in bounds:
+            chunk_kernel(start, stop, *args)
+        return
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        for future in [pool.submit(chunk_kernel, start, stop, *args) for start, stop in bounds]:
+            future.result()
 
 
 @njit(cache=True)

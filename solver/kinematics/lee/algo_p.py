@@ -25,8 +25,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ...kernels import cholesky_factor, quat_to_matrix_into
-from .kernels import body_constants, cholesky_solve, davenport_into, dominant_eigenvector, in_parallel, \
+from ...kernels import cholesky_factor, in_parallel, quat_to_matrix_into
+from .kernels import body_constants, cholesky_solve, davenport_into, dominant_eigenvector, \
     nuclear_norm3, own_copy
 
 #: A self-iteration whose largest change is below this (relative to the values) ends its loop.

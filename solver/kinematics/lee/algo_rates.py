@@ -35,9 +35,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ...kernels import cholesky_factor
+from ...kernels import cholesky_factor, in_parallel
 from .algo_p import STEP_TOLERANCE
-from .kernels import body_constants, cholesky_solve, in_parallel, largest_eigenvalue, own_copy
+from .kernels import body_constants, cholesky_solve, largest_eigenvalue, own_copy
 
 #: Refinements of the final minimum-norm correction, and its regularisation relative to unit-norm groups.
 FINAL_STEPS = 3

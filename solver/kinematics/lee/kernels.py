@@ -1,6 +1,5 @@
 """Small numba kernels the Lee stages share: Wahba's problem of one body, dense Cholesky, Gram-matrix norms,
-``BodyConstants`` (what the per-frame kernels know of the bodies), and ``in_parallel``, which runs a stage's
-frames in chunks on ``numba.get_num_threads()`` threads.
+and ``BodyConstants`` (what the per-frame kernels know of the bodies).
 
 Quaternions are Hamilton (w, x, y, z), body -> world, as everywhere in the solver: the q-method matrix is
 ``rotations.davenport_matrix`` (the thesis's scalar-last K of eq. 2.9 with the erratum S = W + Wᵀ, turned
@@ -9,13 +8,12 @@ into Hamilton form once; ``tests/unit/test_lee_kernels.py`` checks the two give 
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 import numpy as np
-from numba import get_num_threads, njit
+from numba import njit
 
-from ...kernels import cholesky_substitute, chunks, small
+from ...kernels import cholesky_substitute, small
 
 #: Jacobi sweeps at most for a 4x4 eigenproblem (it converges quadratically; 5-6 are typical).
 JACOBI_SWEEPS = 12
@@ -253,21 +251,3 @@ def largest_eigenvalue(g, x, y):
         for i in range(n):
             x[i] = y[i]
     return value
-
-
-def in_parallel(chunk_kernel, n_frames: int, *args) -> None:
-    """``chunk_kernel(start, stop, *args)`` over all frames in chunks, on ``numba.get_num_threads()`` threads.
-
-    The kernels are ``nogil`` and frames independent, so plain threads run them in parallel; this costs
-    no compile time, where a ``prange`` wrapper took seconds per stage to compile.
-    """
-    n_chunks = chunks(n_frames)
-    bounds = [(k * n_frames // n_chunks, (k + 1) * n_frames // n_chunks) for k in range(n_chunks)]
-    threads = min(get_num_threads(), n_chunks)
-    if threads <= 1:
-        for start, stop in bounds:
-            chunk_kernel(start, stop, *args)
-        return
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        for future in [pool.submit(chunk_kernel, start, stop, *args) for start, stop in bounds]:
-            future.result()
