@@ -338,8 +338,9 @@ def _solve_frame(tree, start, measured, weights, target, tolerance, max_iteratio
         else:
             damping *= growth
             growth *= 2.0
-        newton = newton and _cholesky_solve(current, True, damping)
-        while not newton and not _cholesky_solve(current, False, damping):
+        if newton:  # ``newton`` as the flag, not a literal: one specialisation of ``_cholesky_solve``
+            newton = _cholesky_solve(current, newton, damping)
+        while not newton and not _cholesky_solve(current, newton, damping):
             damping *= 10.0
             if damping > MAX_DAMPING:  # only non-finite data get here
                 return steps, False, markers

@@ -4,7 +4,7 @@ Pinocchio's split: ``Tree`` is the immutable model (built once per ``BodyModel``
 per-call work arrays are ``solver.algorithms.kinematics.Data``. Segments keep the model's topological order
 (parents before children, the root first), so a forward loop over the segments is a forward pass of the
 recursive algorithms and a backward loop a backward pass; ``dfs_order`` gives the depth-first order MuJoCo
-numbers bodies in (MJCF export, Badler's dynamic tree).
+numbers bodies in (MJCF export, the zero-gravity hinges' numbering).
 """
 
 from __future__ import annotations

@@ -88,7 +88,7 @@ def _solve6(cw, rhs, lower6, block, out):
     for r in range(6):
         for c in range(6):
             block[r, c] = cw.matrix[r, c]
-    if not cholesky_factor(block, lower6, 0.0):
+    if not cholesky_factor(block, lower6):
         out[:] = np.nan
         return
     cholesky_substitute(lower6, rhs, out)
