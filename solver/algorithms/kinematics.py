@@ -31,10 +31,16 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from numba import njit
 
 from ..kernels import add, axis_angle_quat, cross, matvec, put, put2, quat, quat_conj, quat_mul, quat_rotate, \
     quat_to_matrix_into, row, row2, scale, small, sub, vec
 from ..model.tree import BALL, FREE, UNIVERSAL, HINGE
+
+#: The per-segment functions are inlined into their callers by numba (``inline='always'``): a separate
+#: function would be optimized again inside every kernel that calls it, and take the tuples of arrays
+#: through a call boundary.
+per_segment = njit(inline='always', no_cpython_wrapper=True, no_cfunc_wrapper=True)
 
 
 class Data(NamedTuple):
@@ -56,7 +62,7 @@ def make_data(tree):
                 np.empty((s, 3)), np.empty((3, 3)))
 
 
-@small
+@per_segment
 def joint_frame(tree, i, q, rotation, subspace):
     """Joint rotation child -> parent of segment ``i`` (into ``rotation``, 3x3) and its child-frame motion
     subspace (into ``subspace[i]``)."""
@@ -98,7 +104,7 @@ def forward_kinematics(tree, q, data):
         put(data.origin, i, add(row(data.origin, p), matvec(rot, p, row(tree.offset, i))))
 
 
-@small
+@per_segment
 def joint_rates(tree, i, v, a, data):
     """Relative angular velocity and acceleration of segment ``i`` w.r.t. its parent, child frame.
 
