@@ -93,6 +93,10 @@ def cholesky_substitute(lower, rhs, out):
 #: Small-vector kernels only other kernels call: compiled into their callers (no Python wrapper, no cache
 #: of their own), explicit loops (numpy's broadcasting costs more compile time than these kernels).
 small = njit(no_cpython_wrapper=True, no_cfunc_wrapper=True)
+#: Functions with one or two callers deep inside a kernel's call chain: numba inlines them into their callers,
+#: so LLVM does not optimise them once more as a separate function in every kernel above them (each level of
+#: a call chain re-optimises everything below it; inlining large or much-called functions costs more).
+inlined = njit(inline='always', no_cpython_wrapper=True, no_cfunc_wrapper=True)
 
 
 @small

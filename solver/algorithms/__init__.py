@@ -5,6 +5,6 @@ Newton-Euler algorithm (``rnea``) and the composite-rigid-body algorithm (``crba
 Pinocchio's Model/Data split: the ``Tree`` is immutable and built once per model; ``kinematics.Data`` holds
 one frame's work arrays. The per-frame functions here have no Python wrapper and no cache of their own
 (``kernels.small``): they are compiled once per process into the cached per-trial kernels that call them,
-and boxing their tuples of arrays would cost more compile time than their arithmetic; the per-segment
-ones are inlined by numba (``kinematics.per_segment``).
+and boxing their tuples of arrays would cost more compile time than their arithmetic; the joint and DoF
+helpers are inlined by numba (``kernels.inlined``).
 """

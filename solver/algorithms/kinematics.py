@@ -31,16 +31,10 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
-from ..kernels import add, axis_angle_quat, cross, matvec, put, put2, quat, quat_conj, quat_mul, quat_rotate, \
-    quat_to_matrix_into, row, row2, scale, small, sub, vec
+from ..kernels import add, axis_angle_quat, cross, inlined, matvec, put, put2, quat, quat_conj, quat_mul, \
+    quat_rotate, quat_to_matrix_into, row, row2, scale, small, sub, vec
 from ..model.tree import BALL, FREE, UNIVERSAL, HINGE
-
-#: The per-segment functions are inlined into their callers by numba (``inline='always'``): a separate
-#: function would be optimized again inside every kernel that calls it, and take the tuples of arrays
-#: through a call boundary.
-per_segment = njit(inline='always', no_cpython_wrapper=True, no_cfunc_wrapper=True)
 
 
 class Data(NamedTuple):
@@ -62,7 +56,7 @@ def make_data(tree):
                 np.empty((s, 3)), np.empty((3, 3)))
 
 
-@per_segment
+@inlined
 def joint_frame(tree, i, q, rotation, subspace):
     """Joint rotation child -> parent of segment ``i`` (into ``rotation``, 3x3) and its child-frame motion
     subspace (into ``subspace[i]``)."""
@@ -104,7 +98,7 @@ def forward_kinematics(tree, q, data):
         put(data.origin, i, add(row(data.origin, p), matvec(rot, p, row(tree.offset, i))))
 
 
-@per_segment
+@inlined
 def joint_rates(tree, i, v, a, data):
     """Relative angular velocity and acceleration of segment ``i`` w.r.t. its parent, child frame.
 
@@ -153,7 +147,7 @@ def frame_kinematics(tree, q, v, a, gravity, data):
         put(data.accel, i, add(add(row(data.accel, p), cross(dw_p, arm)), cross(w_p, cross(w_p, arm))))
 
 
-@small
+@inlined
 def dof_axes(tree, data, out):
     """World direction of every DoF (nv, 3), after ``forward_kinematics``: a root translation moves along
     ``e_k``; a rotational DoF ``k`` of segment ``i`` turns about ``R_i s_k`` through the origin ``o_i``."""

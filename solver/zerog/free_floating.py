@@ -46,7 +46,7 @@ from ..algorithms.rnea import frame_rnea
 from ..dynamics.energy import segment_momenta
 from ..dynamics.inverse import rnea
 from ..errors import SolverError
-from ..kernels import cholesky_factor, cholesky_substitute, cross, quat, quat_mul, small, sub
+from ..kernels import cholesky_factor, cholesky_substitute, cross, inlined, quat, quat_mul, small, sub
 from ..kinematics.motion import Motion
 from ..model.body import BodyModel
 from .result import ZeroGravity
@@ -139,7 +139,7 @@ def floating_scratch(tree):
                            np.zeros((0, 3)), np.zeros(3), np.empty((n_seg, 3)), np.empty((n_seg, 3)), np.empty(tree.nv))
 
 
-@small
+@inlined
 def floating_frame(tree, q, v, a, h0, centre, data, cw, scratch):
     """The base of the body floating with momentum ``h0`` and no gravity at pose ``q`` with joint rates
     ``v[6:]`` and accelerations ``a[6:]`` (module doc): the root placed so that the centre of mass is at
