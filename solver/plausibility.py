@@ -23,6 +23,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from .constants import STANDARD_GRAVITY
 from .errors import ModelError, option
 from .io import quiet_standing_weight
 from .io.plausibility import fitting_unit
@@ -30,7 +31,6 @@ from .io.trial import Trial
 from .model import BodyModel
 from .model.inertia import DE_LEVA
 
-GRAVITY = 9.81
 #: A body mass [kg] outside this range is no human's (a newborn to the heaviest people recorded).
 MASS_RANGE_KG = (2.0, 500.0)
 #: Limbs whose lengths give the body's scale (their anatomical lengths are defined the same in every
@@ -94,7 +94,7 @@ def plate_mass(trial: Trial, static: Trial | None = None) -> tuple[float, str] |
     for t in (static, trial):
         weight = quiet_standing_weight(t) if t is not None and t.plates else None
         if weight:
-            return weight / GRAVITY, f"quiet standing on the force plates of {t.source}"
+            return weight / STANDARD_GRAVITY, f"quiet standing on the force plates of {t.source}"
     return None
 
 

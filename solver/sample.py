@@ -57,12 +57,13 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .constants import STANDARD_GRAVITY
 from .io.c3d import write_c3d
 from .io.plates import mask_unloaded, plate_note, plate_samples
 from .io.trc import write_trc
 from .io.trial import ForcePlate, Trial
 
-HEIGHT, MASS, GRAVITY = 1.75, 70.0, 9.81
+HEIGHT, MASS, GRAVITY = 1.75, 70.0, STANDARD_GRAVITY
 RATE, PLATE_RATE, DURATION = 100.0, 1000.0, 3.0
 SPEED, STRIDE_TIME, DUTY = 1.3, 1.1, 0.6
 NOISE, SEED = 0.0005, 20240601

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from ..constants import GRAVITY
 from ..dynamics.derivatives import time_step
-from ..dynamics.spatial import GRAVITY
 from ..errors import SolverError
 from .paper_fit import Bounds, Optimisation, Problem, at_rest, fit, initial_plane, start_materials, support_points
 from .model import ContactConstants, Material, Surface, SurfaceArrays, contact_forces, point_force

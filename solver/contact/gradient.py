@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..dynamics.spatial import cross, dot, row, row2
+from ..kernels import cross, dot, row, row2
 from .model import OUT_OF_REACH, active_face, spring
 
 

@@ -58,8 +58,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ..dynamics.spatial import add, cross, dot, frame_kinematics, matvec, put2, row, row2, scale, sub, tree_of, \
-    workspace
+from ..algorithms.kinematics import frame_kinematics, make_data
+from ..kernels import add, cross, dot, matvec, put2, row, row2, scale, small, sub
 from ..errors import SolverError
 from ..model.body import BodyModel
 
@@ -295,15 +295,15 @@ class ContactPoints:
         return cls(segments, local)
 
 
-@njit(cache=True, inline='always')
-def frame_point_motion(tree, q, v, segments, local, ws, scratch, positions, velocities):
+@small
+def frame_point_motion(tree, q, v, segments, local, data, scratch, positions, velocities):
     """World position and velocity of every contact point in one frame (rigid-body kinematics of ``(q, v)``).
 
     ``ṗ = ȯ_i + ω_i × (p - o_i)`` with the origin velocities ``ȯ_i = ȯ_parent + ω_parent × (o_i - o_parent)``,
     the same velocities the dynamics use (so with forward differences they are those of Euler integration).
     ``scratch`` is a ``PointScratch``.
     """
-    frame_kinematics(tree, q, v, scratch.zero, scratch.no_gravity, ws)
+    frame_kinematics(tree, q, v, scratch.zero, scratch.no_gravity, data)
     origin_velocity = scratch.origin_velocity
     for i in range(len(tree.parent)):
         p = tree.parent[i]
@@ -311,14 +311,14 @@ def frame_point_motion(tree, q, v, segments, local, ws, scratch, positions, velo
             vs = tree.v_start[i]
             origin_velocity[i, 0], origin_velocity[i, 1], origin_velocity[i, 2] = v[vs], v[vs + 1], v[vs + 2]
         else:
-            arm = sub(row(ws.origin, i), row(ws.origin, p))
-            vel = add(row(origin_velocity, p), cross(row(ws.omega, p), arm))
+            arm = sub(row(data.origin, i), row(data.origin, p))
+            vel = add(row(origin_velocity, p), cross(row(data.omega, p), arm))
             origin_velocity[i, 0], origin_velocity[i, 1], origin_velocity[i, 2] = vel[0], vel[1], vel[2]
     for k in range(len(segments)):
         i = segments[k]
-        arm = matvec(ws.rot, i, row(local, k))
-        pk = add(row(ws.origin, i), arm)
-        vk = add(row(origin_velocity, i), cross(row(ws.omega, i), arm))
+        arm = matvec(data.rot, i, row(local, k))
+        pk = add(row(data.origin, i), arm)
+        vk = add(row(origin_velocity, i), cross(row(data.omega, i), arm))
         positions[k, 0], positions[k, 1], positions[k, 2] = pk[0], pk[1], pk[2]
         velocities[k, 0], velocities[k, 1], velocities[k, 2] = vk[0], vk[1], vk[2]
 
@@ -331,9 +331,9 @@ class PointScratch(NamedTuple):
     origin_velocity: np.ndarray
 
 
-@njit(cache=True)
-def point_scratch(n_segments, nv):
-    return PointScratch(np.zeros(nv), np.zeros(3), np.empty((n_segments, 3)))
+@small
+def point_scratch(tree):
+    return PointScratch(np.zeros(tree.nv), np.zeros(3), np.empty((len(tree.parent), 3)))
 
 
 @njit(cache=True)
@@ -341,9 +341,9 @@ def _point_motion(tree, q, v, segments, local):
     n_frames, n_points = q.shape[0], len(segments)
     positions = np.empty((n_frames, n_points, 3))
     velocities = np.empty((n_frames, n_points, 3))
-    ws, scratch = workspace(len(tree.parent)), point_scratch(len(tree.parent), tree.nv)
+    data, scratch = make_data(tree), point_scratch(tree)
     for t in range(n_frames):
-        frame_point_motion(tree, q[t], v[t], segments, local, ws, scratch, positions[t], velocities[t])
+        frame_point_motion(tree, q[t], v[t], segments, local, data, scratch, positions[t], velocities[t])
     return positions, velocities
 
 
@@ -360,7 +360,7 @@ def point_motion(model: BodyModel, q: np.ndarray, v: np.ndarray, points: Contact
     points = ContactPoints.of(model) if points is None else points
     q = np.ascontiguousarray(np.atleast_2d(q), dtype=float)
     v = np.ascontiguousarray(np.atleast_2d(v), dtype=float)
-    return _point_motion(tree_of(model), q, v, points.segments, points.local)
+    return _point_motion(model.tree, q, v, points.segments, points.local)
 
 
 def segment_wrenches(model: BodyModel, q: np.ndarray, segments: np.ndarray, positions: np.ndarray,

@@ -47,8 +47,12 @@ import numpy as np
 from numba import njit
 
 from ..dynamics import ExternalForces, rnea
-from ..dynamics.forward import crba_workspace, euler_step, frame_forward_dynamics, mass_matrix
-from ..dynamics.spatial import BALL, FREE, GRAVITY, quat, quat_conj, quat_mul, tree_of, workspace
+from ..algorithms.crba import crba_workspace
+from ..algorithms.kinematics import make_data
+from ..constants import GRAVITY
+from ..dynamics.forward import euler_step, frame_forward_dynamics, mass_matrix
+from ..kernels import quat, quat_conj, quat_mul
+from ..model.tree import BALL, FREE
 from ..errors import SolverError
 from ..kinematics.motion import Motion
 from ..model.body import BodyModel
@@ -147,12 +151,11 @@ def _simulate(tree, q0, v0, n_steps, dt, gravity, segments, local, normals, offs
     tau = np.empty((n_steps, tree.nv))
     q[0] = q0
     v[0] = v0
-    ws, cw, scratch = workspace(len(tree.parent)), crba_workspace(len(tree.parent), tree.nv), \
-        point_scratch(len(tree.parent), tree.nv)
+    data, cw, scratch = make_data(tree), crba_workspace(tree), point_scratch(tree)
     positions, velocities = np.empty((n_points, 3)), np.empty((n_points, 3))
     moments, acceleration = np.zeros((n_points, 3)), np.empty(tree.nv)
     for t in range(n_steps):
-        frame_point_motion(tree, q[t], v[t], segments, local, ws, scratch, positions, velocities)
+        frame_point_motion(tree, q[t], v[t], segments, local, data, scratch, positions, velocities)
         for k in range(n_points):
             f = point_force((positions[k, 0], positions[k, 1], positions[k, 2]),
                             (velocities[k, 0], velocities[k, 1], velocities[k, 2]), normals, offsets, first_face,
@@ -160,7 +163,7 @@ def _simulate(tree, q0, v0, n_steps, dt, gravity, segments, local, normals, offs
             for c in range(3):
                 forces[t, k, c] = force_scale * f[c]
         _pd_torques(tree, q[t], v[t], target, feedforward, kp, kd, tau[t])
-        frame_forward_dynamics(tree, q[t], v[t], tau[t], gravity, segments, positions, forces[t], moments, ws, cw,
+        frame_forward_dynamics(tree, q[t], v[t], tau[t], gravity, segments, positions, forces[t], moments, data, cw,
                                acceleration)
         euler_step(tree, q[t], v[t], acceleration, dt, q[t + 1], v[t + 1])
     return q, v, forces, tau
@@ -184,7 +187,7 @@ def simulate_contact(model: BodyModel, q0: np.ndarray, v0: np.ndarray, surfaces,
     kp, kd = controller.gains(model, gravity)
     _, scale = force_scale_of(model, normalisation)
     n_steps = int(round(duration * rate))
-    q, v, forces, tau = _simulate(tree_of(model), q0, v0, n_steps, 1.0 / rate, gravity, points.segments,
+    q, v, forces, tau = _simulate(model.tree, q0, v0, n_steps, 1.0 / rate, gravity, points.segments,
                                   points.local, arrays.normals, arrays.offsets, arrays.first_face, arrays.materials,
                                   constants.array(), scale, np.asarray(controller.target, dtype=float),
                                   controller.holding_torques(model, gravity), kp, kd)

@@ -1,4 +1,4 @@
-"""Rigid-body dynamics: spatial algebra, inverse dynamics with root forces, forward dynamics, energy.
+"""Rigid-body dynamics: inverse dynamics with root forces, forward dynamics, energy.
 
 - ``derivatives``: generalized velocities/accelerations by Brubaker's forward differences (quaternions
   per Appendix A) or central differences, optionally after a zero-lag Butterworth filter; Lee's consistent
@@ -12,6 +12,7 @@
 - ``export``: torques and root residuals as a table (.sto / CSV).
 """
 
+from ..constants import GRAVITY
 from .cutoff import residual_cutoff
 from .derivatives import SCHEMES, body_rate, butterworth, central_differences, forward_differences, \
     motion_derivatives
@@ -21,7 +22,6 @@ from .forward import forward_dynamics, mass_matrix, replay, simulate
 from .inverse import Dynamics, ExternalForces, external_root_wrench, inverse_dynamics, point_force_root_map, rnea
 from .moments import JointMoments, joint_moments
 from .plates import plate_forces
-from .spatial import GRAVITY
 
 __all__ = [
     "GRAVITY", "SCHEMES", "Dynamics", "EnergyMeasures", "ExternalForces", "JointMoments", "body_rate", "butterworth",

@@ -28,11 +28,11 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from ..algorithms.kinematics import frame_kinematics, make_data
+from ..kernels import add, cross, matvec, put, put2, row, sub, tmatvec
 from ..model.body import BodyModel
 from .derivatives import time_step
 from .inverse import Dynamics
-from .spatial import add, cross, frame_kinematics, matvec, put, put2, row, sub, tmatvec, \
-    tree_of, workspace
 
 #: Weight of negative (eccentric) work against positive work (Badler et al. §7, after Williams & Cavanagh).
 NEGATIVE_WORK_WEIGHT = 1.0 / 3.0
@@ -47,7 +47,7 @@ def _segment_motion(tree, q, v):
     com_velocity = np.empty((n_frames, n_seg, 3))
     spin = np.empty((n_frames, n_seg, 3))
     kinetic = np.empty((n_frames, n_seg))
-    ws = workspace(n_seg)
+    data = make_data(tree)
     q_t, v_t, zero, no_gravity = np.empty(tree.nq), np.empty(tree.nv), np.zeros(tree.nv), np.zeros(3)
     velocity = np.empty((n_seg, 3))  # of each segment origin
     for t in range(n_frames):
@@ -55,22 +55,22 @@ def _segment_motion(tree, q, v):
             q_t[k] = q[t, k]
         for k in range(tree.nv):
             v_t[k] = v[t, k]
-        frame_kinematics(tree, q_t, v_t, zero, no_gravity, ws)
+        frame_kinematics(tree, q_t, v_t, zero, no_gravity, data)
         for i in range(n_seg):
             p = tree.parent[i]
-            w = row(ws.omega, i)
+            w = row(data.omega, i)
             if p < 0:
                 vel = (v_t[tree.v_start[i]], v_t[tree.v_start[i] + 1], v_t[tree.v_start[i] + 2])
             else:
-                vel = add(row(velocity, p), cross(row(ws.omega, p), sub(row(ws.origin, i), row(ws.origin, p))))
+                vel = add(row(velocity, p), cross(row(data.omega, p), sub(row(data.origin, i), row(data.origin, p))))
             put(velocity, i, vel)
-            arm = matvec(ws.rot, i, row(tree.com, i))
+            arm = matvec(data.rot, i, row(tree.com, i))
             v_c = add(vel, cross(w, arm))
-            w_b = tmatvec(ws.rot, i, w)
+            w_b = tmatvec(data.rot, i, w)
             spin_b = matvec(tree.inertia, i, w_b)
-            put2(com, t, i, add(row(ws.origin, i), arm))
+            put2(com, t, i, add(row(data.origin, i), arm))
             put2(com_velocity, t, i, v_c)
-            put2(spin, t, i, matvec(ws.rot, i, spin_b))
+            put2(spin, t, i, matvec(data.rot, i, spin_b))
             kinetic[t, i] = 0.5 * (tree.mass[i] * (v_c[0] ** 2 + v_c[1] ** 2 + v_c[2] ** 2)
                                    + w_b[0] * spin_b[0] + w_b[1] * spin_b[1] + w_b[2] * spin_b[2])
     return com, com_velocity, spin, kinetic
@@ -81,7 +81,7 @@ def segment_motion(model: BodyModel, q: np.ndarray, v: np.ndarray):
     (all world frame) and kinetic energy ``½ m |v_c|² + ½ ωᵀ I ω`` [J]."""
     q = np.ascontiguousarray(np.atleast_2d(q), dtype=float)
     v = np.ascontiguousarray(np.atleast_2d(v), dtype=float)
-    return _segment_motion(tree_of(model), q, v)
+    return _segment_motion(model.tree, q, v)
 
 
 def segment_momenta(model: BodyModel, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

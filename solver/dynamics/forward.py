@@ -20,121 +20,27 @@ satisfies eq. 12 by construction.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 from numba import njit
 
+from ..algorithms.crba import crba_workspace, frame_crba
+from ..algorithms.kinematics import forward_kinematics, make_data
+from ..algorithms.rnea import frame_rnea
+from ..constants import GRAVITY
 from ..errors import SolverError
-from ..kernels import cholesky_factor, cholesky_substitute
+from ..kernels import cholesky_factor, cholesky_substitute, dot, quat, quat_conj, quat_mul, small, vec
 from ..kinematics.motion import Motion
 from ..model.body import BodyModel
+from ..model.tree import BALL, FREE
 from .derivatives import time_step
-from .inverse import Dynamics, ExternalForces, frame_rnea
-from .spatial import BALL, FREE, GRAVITY, add, cross, dot, frame_kinematics, matvec, put, quat, quat_conj, \
-    quat_mul, row, row2, scale, sub, tree_of, vec, workspace
+from .inverse import Dynamics, ExternalForces
 
 EULER, RK4 = 0, 1
 _METHODS = {"euler": EULER, "rk4": RK4}
 
 
-# --- mass matrix (CRBA) and per-frame forward dynamics -------------------------------------------------
-class CrbaWorkspace(NamedTuple):
-    """Per-thread scratch of the composite-rigid-body algorithm and the Cholesky solve."""
-
-    column_w: np.ndarray  # (nv, 3) angular part of each motion subspace column, world
-    column_u: np.ndarray  # (nv, 3) linear part (velocity of the point at the root origin), world
-    mass: np.ndarray  # (S,) composite mass
-    moment: np.ndarray  # (S, 3) composite first moment about the root origin
-    inertia: np.ndarray  # (S, 3, 3) composite rotational inertia about the root origin
-    matrix: np.ndarray  # (nv, nv) mass matrix
-    lower: np.ndarray  # (nv, nv) its Cholesky factor
-    bias: np.ndarray  # (nv,) bias forces, then τ - bias
-    zero: np.ndarray  # (nv,) zeros
-    force: np.ndarray  # (S, 3) RNEA joint forces
-    torque: np.ndarray  # (S, 3) RNEA joint torques
-
-
-@njit(cache=True)
-def crba_workspace(n_segments, nv):
-    return CrbaWorkspace(np.empty((nv, 3)), np.empty((nv, 3)), np.empty(n_segments), np.empty((n_segments, 3)),
-                         np.empty((n_segments, 3, 3)), np.empty((nv, nv)), np.empty((nv, nv)), np.empty(nv),
-                         np.zeros(nv), np.empty((n_segments, 3)), np.empty((n_segments, 3)))
-
-
-@njit(cache=True)
-def _motion_columns(tree, ws, cw):
-    """World-frame spatial motion subspace ``(w; u)`` of every velocity entry, about ``O`` = root origin.
-
-    Root: linear entries move the origin (``(0; e_k)``), angular entries spin
-    about it (``(R_0 e_k; 0)``). A joint entry ``s_k`` rotates segment ``i``
-    about its joint centre ``o_i``: ``(w; (o_i - O) × w)`` with ``w = R_i s_k``.
-    """
-    origin = row(ws.origin, 0)
-    for i in range(len(tree.parent)):
-        start = tree.v_start[i]
-        if tree.joint[i] == FREE:
-            for k in range(3):
-                unit = (1.0 if k == 0 else 0.0, 1.0 if k == 1 else 0.0, 1.0 if k == 2 else 0.0)
-                put(cw.column_w, start + k, (0.0, 0.0, 0.0))
-                put(cw.column_u, start + k, unit)
-                put(cw.column_w, start + 3 + k, matvec(ws.rot, i, unit))
-                put(cw.column_u, start + 3 + k, (0.0, 0.0, 0.0))
-            continue
-        arm = sub(row(ws.origin, i), origin)
-        for k in range(tree.n_dof[i]):
-            w = matvec(ws.rot, i, row2(ws.subspace, i, k))
-            put(cw.column_w, start + k, w)
-            put(cw.column_u, start + k, cross(arm, w))
-
-
-@njit(cache=True)
-def frame_crba(tree, ws, cw):
-    """Composite-rigid-body algorithm (Featherstone) for one frame, after ``frame_kinematics``.
-
-    Spatial inertias about the root origin ``O`` in world axes: mass ``m``,
-    first moment ``h = m c`` and rotational inertia ``Ī = R I Rᵀ + m(|c|² 1 - c cᵀ)``;
-    composites add up the subtree (no frame transforms in world axes). The
-    momentum of a motion ``(w; u)`` is ``(Ī w + h × u; m u + w × h)`` and
-    ``M[j, k] = S_jᵀ I^c_i S_k`` for ``k`` in joint ``i`` and ``j`` in ``i`` or its ancestors.
-    Fills ``cw.matrix``.
-    """
-    n = len(tree.parent)
-    origin = row(ws.origin, 0)
-    for i in range(n):
-        m = tree.mass[i]
-        c = sub(add(row(ws.origin, i), matvec(ws.rot, i, row(tree.com, i))), origin)
-        cw.mass[i] = m
-        put(cw.moment, i, scale(m, c))
-        for s in range(3):
-            column = matvec(ws.rot, i, matvec(tree.inertia, i, row2(ws.rot, i, s)))  # R I Rᵀ e_s
-            for r in range(3):
-                cw.inertia[i, r, s] = column[r] - m * c[r] * c[s] + (m * dot(c, c) if r == s else 0.0)
-    for i in range(n - 1, 0, -1):
-        p = tree.parent[i]
-        cw.mass[p] += cw.mass[i]
-        put(cw.moment, p, add(row(cw.moment, p), row(cw.moment, i)))
-        for r in range(3):
-            for s in range(3):
-                cw.inertia[p, r, s] += cw.inertia[i, r, s]
-    _motion_columns(tree, ws, cw)
-    cw.matrix[:, :] = 0.0
-    for i in range(n):
-        m, h = cw.mass[i], row(cw.moment, i)
-        for k in range(tree.v_start[i], tree.v_start[i] + tree.n_dof[i]):
-            w, u = row(cw.column_w, k), row(cw.column_u, k)
-            f_ang = add(matvec(cw.inertia, i, w), cross(h, u))
-            f_lin = add(scale(m, u), cross(w, h))
-            j = i
-            while j >= 0:
-                for col in range(tree.v_start[j], tree.v_start[j] + tree.n_dof[j]):
-                    value = dot(row(cw.column_w, col), f_ang) + dot(row(cw.column_u, col), f_lin)
-                    cw.matrix[col, k] = value
-                    cw.matrix[k, col] = value
-                j = tree.parent[j]
-
-
-@njit(cache=True)
+# --- per-frame forward dynamics ----------------------------------------------------------------------------
+@small
 def cholesky_solve(matrix, rhs, lower, out):
     """Solve ``matrix out = rhs`` for a symmetric positive definite ``matrix`` (Cholesky ``L Lᵀ``).
 
@@ -148,13 +54,13 @@ def cholesky_solve(matrix, rhs, lower, out):
     cholesky_substitute(lower, rhs, out)
 
 
-@njit(cache=True)
-def frame_forward_dynamics(tree, q, v, tau, gravity, ext_segments, ext_points, ext_forces, ext_moments, ws, cw,
+@small
+def frame_forward_dynamics(tree, q, v, tau, gravity, ext_segments, ext_points, ext_forces, ext_moments, data, cw,
                            acceleration):
     """``M(q) a = τ - C(q, v)`` for one frame: RNEA bias with ``a = 0``, CRBA, Cholesky."""
-    frame_rnea(tree, q, v, cw.zero, gravity, ext_segments, ext_points, ext_forces, ext_moments, ws, cw.force,
+    frame_rnea(tree, q, v, cw.zero, gravity, ext_segments, ext_points, ext_forces, ext_moments, data, cw.force,
                cw.torque, cw.bias)
-    frame_crba(tree, ws, cw)
+    frame_crba(tree, data, cw)
     for k in range(len(tau)):
         cw.bias[k] = tau[k] - cw.bias[k]
     cholesky_solve(cw.matrix, cw.bias, cw.lower, acceleration)
@@ -164,11 +70,10 @@ def frame_forward_dynamics(tree, q, v, tau, gravity, ext_segments, ext_points, e
 def _mass_matrices(tree, q):
     n_frames = len(q)
     out = np.empty((n_frames, tree.nv, tree.nv))
-    ws, cw = workspace(len(tree.parent)), crba_workspace(len(tree.parent), tree.nv)
-    no_gravity = np.zeros(3)
+    data, cw = make_data(tree), crba_workspace(tree)
     for t in range(n_frames):
-        frame_kinematics(tree, q[t], cw.zero, cw.zero, no_gravity, ws)
-        frame_crba(tree, ws, cw)
+        forward_kinematics(tree, q[t], data)
+        frame_crba(tree, data, cw)
         for r in range(tree.nv):
             for c in range(tree.nv):
                 out[t, r, c] = cw.matrix[r, c]
@@ -179,10 +84,10 @@ def _mass_matrices(tree, q):
 def _forward_dynamics_frames(tree, q, v, tau, gravity, ext_segments, ext_points, ext_forces, ext_moments):
     n_frames = len(q)
     out = np.empty((n_frames, tree.nv))
-    ws, cw = workspace(len(tree.parent)), crba_workspace(len(tree.parent), tree.nv)
+    data, cw = make_data(tree), crba_workspace(tree)
     for t in range(n_frames):
         frame_forward_dynamics(tree, q[t], v[t], tau[t], gravity, ext_segments, ext_points[t], ext_forces[t],
-                               ext_moments[t], ws, cw, out[t])
+                               ext_moments[t], data, cw, out[t])
     return out
 
 
@@ -207,7 +112,7 @@ def _finite(values: np.ndarray) -> np.ndarray:
 def mass_matrix(model: BodyModel, q: np.ndarray) -> np.ndarray:
     """Generalized mass matrix ``M(q)`` (T, nv, nv) in the velocity layout (CRBA, frame by frame)."""
     (q,) = _frames(model, q)
-    return _mass_matrices(tree_of(model), q)
+    return _mass_matrices(model.tree, q)
 
 
 def forward_dynamics(model: BodyModel, q: np.ndarray, v: np.ndarray, tau: np.ndarray, *,
@@ -216,23 +121,23 @@ def forward_dynamics(model: BodyModel, q: np.ndarray, v: np.ndarray, tau: np.nda
     q, v, tau = _frames(model, q, v, tau)
     ext = ExternalForces.none(len(q)) if external is None else external
     ext.check(model, len(q))
-    return _finite(_forward_dynamics_frames(tree_of(model), q, v, tau, np.asarray(gravity, dtype=float).reshape(3),
+    return _finite(_forward_dynamics_frames(model.tree, q, v, tau, np.asarray(gravity, dtype=float).reshape(3),
                                             ext.segments, ext.points, ext.forces, ext.moments))
 
 
 # --- integration -----------------------------------------------------------------------------------------
-@njit(cache=True)
+@small
 def _axpy4(s, x, y):
     """``y + s x`` for quaternion tuples."""
     return (y[0] + s * x[0], y[1] + s * x[1], y[2] + s * x[2], y[3] + s * x[3])
 
 
-@njit(cache=True)
+@small
 def _dot4(a, b):
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]
 
 
-@njit(cache=True)
+@small
 def _quaternion_euler_step(q, qs, v, vs, a, dt, q_out, v_out):
     """Brubaker §4.2 / App. A for the quaternion ``q[qs:qs+4]`` with body rate ``ω = v[vs:vs+3]``.
 
@@ -267,7 +172,7 @@ def euler_step(tree, q, v, a, dt, q_out, v_out):
             _quaternion_euler_step(q, qs + n_plain, v, vs + n_plain, a, dt, q_out, v_out)
 
 
-@njit(cache=True)
+@small
 def _coordinate_rates(tree, q, v, out):
     """``q̇`` (length nq) from ``v``: ``½ q ⊗ (0, ω)`` for quaternions, ``v`` for the rest."""
     for i in range(len(tree.parent)):
@@ -282,7 +187,7 @@ def _coordinate_rates(tree, q, v, out):
                 out[qs + k] = 0.5 * rate[k]
 
 
-@njit(cache=True)
+@small
 def _normalize_quaternions(tree, q):
     """Project every quaternion of ``q`` to unit norm (Appendix A), in place."""
     for i in range(len(tree.parent)):
@@ -293,8 +198,8 @@ def _normalize_quaternions(tree, q):
                 q[qs + k] /= norm
 
 
-@njit(cache=True)
-def _rk4_step(tree, q, v, tau, dt, gravity, ext_segments, ext_points, ext_forces, ext_moments, ws, cw,
+@small
+def _rk4_step(tree, q, v, tau, dt, gravity, ext_segments, ext_points, ext_forces, ext_moments, data, cw,
               q_out, v_out):
     """Classical Runge-Kutta on ``(q, v)`` with ``q̇`` as in ``_coordinate_rates``; quaternions projected."""
     nq, nv = len(q), len(v)
@@ -303,7 +208,7 @@ def _rk4_step(tree, q, v, tau, dt, gravity, ext_segments, ext_points, ext_forces
     for stage in range(4):
         _coordinate_rates(tree, q_stage, v_stage, dq[stage])
         frame_forward_dynamics(tree, q_stage, v_stage, tau, gravity, ext_segments, ext_points, ext_forces,
-                               ext_moments, ws, cw, dv[stage])
+                               ext_moments, data, cw, dv[stage])
         h = dt if stage == 2 else 0.5 * dt
         for k in range(nq):
             q_stage[k] = q[k] + h * dq[stage, k]
@@ -326,16 +231,16 @@ def _simulate(tree, q0, v0, tau, dt, method, gravity, ext_segments, ext_points, 
         q[0, k] = q0[k]
     for k in range(len(v0)):
         v[0, k] = v0[k]
-    ws, cw = workspace(len(tree.parent)), crba_workspace(len(tree.parent), tree.nv)
+    data, cw = make_data(tree), crba_workspace(tree)
     a = np.empty(len(v0))
     for t in range(n):
         if method == EULER:
             frame_forward_dynamics(tree, q[t], v[t], tau[t], gravity, ext_segments, ext_points[t], ext_forces[t],
-                                   ext_moments[t], ws, cw, a)
+                                   ext_moments[t], data, cw, a)
             euler_step(tree, q[t], v[t], a, dt, q[t + 1], v[t + 1])
         else:
             _rk4_step(tree, q[t], v[t], tau[t], dt, gravity, ext_segments, ext_points[t], ext_forces[t],
-                      ext_moments[t], ws, cw, q[t + 1], v[t + 1])
+                      ext_moments[t], data, cw, q[t + 1], v[t + 1])
     return q, v
 
 
@@ -354,7 +259,7 @@ def simulate(model: BodyModel, q0: np.ndarray, v0: np.ndarray, tau: np.ndarray, 
     v0 = np.ascontiguousarray(np.reshape(v0, model.nv), dtype=float)
     ext = ExternalForces.none(len(tau)) if external is None else external
     ext.check(model, len(tau))
-    q, v = _simulate(tree_of(model), q0[0], v0, tau, float(dt), _METHODS[method],
+    q, v = _simulate(model.tree, q0[0], v0, tau, float(dt), _METHODS[method],
                      np.asarray(gravity, dtype=float).reshape(3), ext.segments, ext.points, ext.forces, ext.moments)
     _finite(v)
     return q, v
@@ -375,6 +280,6 @@ def replay(dynamics: Dynamics) -> Motion:
     q, v = simulate(model, dynamics.q[0], dynamics.v[0], dynamics.generalized_forces, dt,
                     gravity=dynamics.gravity, external=dynamics.external)
     last_q, last_v = np.empty(model.nq), np.empty(model.nv)
-    euler_step(tree_of(model), q[-1], v[-1], np.zeros(model.nv), dt, last_q, last_v)
+    euler_step(model.tree, q[-1], v[-1], np.zeros(model.nv), dt, last_q, last_v)
     times = dynamics.times[0] + dt * np.arange(len(q) + 1)
     return Motion.from_q(model, times, np.vstack([q, last_q]), method="replay")

@@ -43,8 +43,10 @@ from ..kinematics.motion import Motion
 from ..model.body import BodyModel
 from ..report_schema import DynamicsSummary, ResidualSummary
 from .derivatives import motion_derivatives
-from .spatial import FREE, GRAVITY, add, cross, dot, frame_kinematics, matvec, put, put2, row, \
-    row2, scale, sub, tmatvec, tree_of, workspace
+from ..algorithms.kinematics import make_data
+from ..algorithms.rnea import frame_rnea
+from ..constants import GRAVITY
+from ..kernels import put, put2, row, row2, tmatvec
 
 
 @dataclass(frozen=True)
@@ -187,52 +189,6 @@ def external_root_wrench(root_origin: np.ndarray, external: ExternalForces) -> n
     return np.concatenate([external.forces.sum(1), (np.cross(d, external.forces) + external.moments).sum(1)], -1)
 
 
-@njit(cache=True)
-def frame_rnea(tree, q, v, a, gravity, ext_segments, ext_points, ext_forces, ext_moments, ws, force, torque, tau):
-    """Recursive Newton-Euler for one frame (Featherstone; Badler et al. §5), world frame.
-
-    Forward pass: ``frame_kinematics``. Per segment (Newton-Euler about the
-    centre of mass ``c``): ``f_i = m_i (ä_i + ω̇_i × c + ω_i × (ω_i × c))``,
-    ``n_i = R_i (I_i ω̇_b + ω_b × I_i ω_b) + c × f_i`` about the origin, minus
-    the external forces on the segment. Backward pass:
-    ``f_p += f_i``, ``n_p += n_i + (o_i - o_p) × f_i``. Gravity is in ``ä``.
-    Writes the force and torque by parent on child (S, 3) into ``force`` and
-    ``torque`` and the generalized forces ``Q = Sᵀ f`` into ``tau``.
-    """
-    frame_kinematics(tree, q, v, a, gravity, ws)
-    n = len(tree.parent)
-    rot, inertia = ws.rot, tree.inertia
-    for i in range(n):
-        c = matvec(rot, i, row(tree.com, i))
-        w, dw = row(ws.omega, i), row(ws.alpha, i)
-        f = scale(tree.mass[i], add(add(row(ws.accel, i), cross(dw, c)), cross(w, cross(w, c))))
-        w_b, dw_b = tmatvec(rot, i, w), tmatvec(rot, i, dw)
-        n_b = add(matvec(inertia, i, dw_b), cross(w_b, matvec(inertia, i, w_b)))
-        put(force, i, f)
-        put(torque, i, add(matvec(rot, i, n_b), cross(c, f)))
-    for k in range(len(ext_segments)):
-        i = ext_segments[k]
-        f = row(ext_forces, k)
-        arm = sub(row(ext_points, k), row(ws.origin, i))
-        put(force, i, sub(row(force, i), f))
-        put(torque, i, sub(row(torque, i), add(cross(arm, f), row(ext_moments, k))))
-    for i in range(n - 1, 0, -1):
-        p = tree.parent[i]
-        f = row(force, i)
-        arm = sub(row(ws.origin, i), row(ws.origin, p))
-        put(torque, p, add(add(row(torque, p), row(torque, i)), cross(arm, f)))
-        put(force, p, add(row(force, p), f))
-    for i in range(n):
-        start = tree.v_start[i]
-        if tree.joint[i] == FREE:
-            for k in range(3):
-                tau[start + k] = force[i, k]
-            start += 3
-        n_child = tmatvec(rot, i, row(torque, i))
-        for k in range(3 if tree.joint[i] == FREE else tree.n_dof[i]):
-            tau[start + k] = dot(row2(ws.subspace, i, k), n_child)
-
-
 @njit(cache=True, nogil=True)
 def _rnea_frames(tree, q, v, a, gravity, ext_segments, ext_points, ext_forces, ext_moments):
     """RNEA over all frames, one after the other (a few microseconds a frame: threads would not pay for the
@@ -243,7 +199,7 @@ def _rnea_frames(tree, q, v, a, gravity, ext_segments, ext_points, ext_forces, e
     torque_world = np.empty((n_frames, n_seg, 3))
     torque_parent = np.empty((n_frames, n_seg, 3))
     power = np.zeros((n_frames, n_seg))
-    ws, segments = workspace(n_seg), ext_segments.copy()  # writable, as ``zerog.free_floating`` passes its own
+    data, segments = make_data(tree), ext_segments.copy()  # writable, as ``zerog.free_floating`` passes its own
     q_t, v_t, a_t, tau_t = np.empty(tree.nq), np.empty(tree.nv), np.empty(tree.nv), np.empty(tree.nv)
     points, forces, moments = np.empty((n_ext, 3)), np.empty((n_ext, 3)), np.empty((n_ext, 3))
     force_t, torque_t = np.empty((n_seg, 3)), np.empty((n_seg, 3))
@@ -256,7 +212,7 @@ def _rnea_frames(tree, q, v, a, gravity, ext_segments, ext_points, ext_forces, e
             put(points, k, row2(ext_points, t, k))
             put(forces, k, row2(ext_forces, t, k))
             put(moments, k, row2(ext_moments, t, k))
-        frame_rnea(tree, q_t, v_t, a_t, gravity, segments, points, forces, moments, ws, force_t, torque_t, tau_t)
+        frame_rnea(tree, q_t, v_t, a_t, gravity, segments, points, forces, moments, data, force_t, torque_t, tau_t)
         for k in range(tree.nv):
             tau[t, k] = tau_t[k]
         for i in range(n_seg):
@@ -264,7 +220,7 @@ def _rnea_frames(tree, q, v, a, gravity, ext_segments, ext_points, ext_forces, e
             p = tree.parent[i]
             put2(force, t, i, row(force_t, i))
             put2(torque_world, t, i, torque)
-            put2(torque_parent, t, i, torque if p < 0 else tmatvec(ws.rot, p, torque))
+            put2(torque_parent, t, i, torque if p < 0 else tmatvec(data.rot, p, torque))
             for k in range(tree.v_start[i], tree.v_start[i] + tree.n_dof[i]):
                 power[t, i] += tau_t[k] * v_t[k]
     return tau, force, torque_world, torque_parent, power
@@ -286,7 +242,7 @@ def rnea(model: BodyModel, times: np.ndarray, q: np.ndarray, v: np.ndarray, a: n
     ext.check(model, n_frames)
     gravity = np.asarray(gravity, dtype=float).reshape(3)
     tau, force, torque_world, torque_parent, power = _rnea_frames(
-        tree_of(model), q, v, a, gravity, ext.segments, ext.points, ext.forces, ext.moments)
+        model.tree, q, v, a, gravity, ext.segments, ext.points, ext.forces, ext.moments)
     root_wrench = np.concatenate([force[:, 0], torque_world[:, 0]], axis=-1)
     return Dynamics(model=model, times=np.asarray(times, dtype=float), q=q, v=v, a=a, gravity=gravity,
                     generalized_forces=tau, root_wrench=root_wrench, joint_force=force,

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from ..constants import STANDARD_GRAVITY
 from ..report_schema import TrialSummary
 
 
@@ -127,7 +128,6 @@ class Trial:
 
     def summary(self) -> TrialSummary:
         """The report's ``trial`` section: size, gaps, quiet-standing weight on the plates, conversions."""
-        from ..model.calibrate import STANDARD_GRAVITY  # the body mass the calibration takes from this weight
         from .plates import quiet_standing_weight
 
         gaps = self.gaps()

@@ -55,14 +55,10 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ..kernels import (
-    axis_matrix_into, cholesky_factor, cholesky_substitute, compose_into, copy_into, cross3_into, dot3,
-    quat_to_matrix_into, rotate_into,
-)
-from ..model.body import BodyModel
+from ..algorithms.kinematics import Data, dof_axes, forward_kinematics, joint_frame, make_data
+from ..kernels import cholesky_factor, cholesky_substitute, copy_into, cross3_into, dot, rotate_into, small
+from ..model.tree import BALL, FREE, UNIVERSAL
 
-FREE, BALL, UNIVERSAL, HINGE, WELD = range(5)
-JOINT_CODES = {"free": FREE, "ball": BALL, "universal": UNIVERSAL, "hinge": HINGE, "weld": WELD}
 #: Weight of the relative-rotation prior on an undetermined joint (a marker has weight 1).
 PRIOR_WEIGHT = 1e-4
 #: A Gauss–Newton pivot below this fraction of the total marker weight is a DoF no marker determines.
@@ -70,77 +66,20 @@ UNDETERMINED = 1e-8
 #: Initial Levenberg–Marquardt damping, relative to the Gauss–Newton diagonal, and where it gives up.
 INITIAL_DAMPING, MAX_DAMPING = 1e-6, 1e20
 
-#: Kernels only other kernels call: no Python wrappers (their boxing code for the model tuples would
-#: cost more compile time than the kernels) and no cache of their own (they are compiled into the
-#: cached entry points ``solve_trial``, ``prepare_frame`` and ``undetermined_joints``).
-_inner = njit(no_cpython_wrapper=True, no_cfunc_wrapper=True)
-
-
-class Tree(NamedTuple):
-    """A ``BodyModel`` flattened for the kernels. ``chain[s, :chain_length[s]]`` are the velocity
-    indices of every DoF that moves segment ``s``, root first; ``dof_segment[i]`` owns DoF ``i``."""
-
-    parent: np.ndarray
-    joint: np.ndarray
-    q_start: np.ndarray
-    q_size: np.ndarray
-    v_start: np.ndarray
-    n_dof: np.ndarray
-    offset: np.ndarray
-    axes: np.ndarray
-    chain: np.ndarray
-    chain_length: np.ndarray
-    dof_segment: np.ndarray
-    marker_segment: np.ndarray
-    marker_offset: np.ndarray
-    nq: int
-    nv: int
-
-
-def tree_of(model: BodyModel) -> Tree:
-    segments = model.segments
-    axes = np.zeros((len(segments), 2, 3))
-    chains: list[list[int]] = []
-    for k, s in enumerate(segments):
-        axes[k, :len(s.axes)] = s.axes
-        own = list(range(int(model.v_starts[k]), int(model.v_starts[k]) + s.nv))
-        chains.append((chains[s.parent] if k else []) + own)
-    chain = np.full((len(segments), max(len(c) for c in chains)), -1, dtype=np.int64)
-    for k, c in enumerate(chains):
-        chain[k, :len(c)] = c
-    offsets = [s.marker_offsets for s in segments if s.markers]
-    return Tree(
-        parent=np.array([s.parent for s in segments], dtype=np.int64),
-        joint=np.array([JOINT_CODES[s.joint] for s in segments], dtype=np.int64),
-        q_start=np.asarray(model.q_starts, dtype=np.int64),
-        q_size=np.array([s.nq for s in segments], dtype=np.int64),
-        v_start=np.asarray(model.v_starts, dtype=np.int64),
-        n_dof=np.array([s.nv for s in segments], dtype=np.int64),
-        offset=np.array([s.joint_offset for s in segments], dtype=float).reshape(-1, 3), axes=axes,
-        chain=chain, chain_length=np.array([len(c) for c in chains], dtype=np.int64),
-        dof_segment=np.array([k for k, s in enumerate(segments) for _ in range(s.nv)], dtype=np.int64),
-        marker_segment=np.array([k for k, s in enumerate(segments) for _ in s.markers], dtype=np.int64),
-        marker_offset=np.concatenate(offsets) if offsets else np.zeros((0, 3)),
-        nq=model.nq, nv=model.nv)
-
 
 class Work(NamedTuple):
-    """Scratch arrays of one evaluation point: poses, DoF axes, Gauss–Newton matrix ``gn``
-    (lower triangle), residual-curvature term ``second`` (lower triangle), gradient."""
+    """Scratch arrays of one evaluation point: the tree's kinematics ``frame`` (poses), the world DoF
+    axes, Gauss–Newton matrix ``gn`` (lower triangle), residual-curvature term ``second`` (lower
+    triangle), gradient."""
 
-    rot: np.ndarray
-    pos: np.ndarray
+    frame: Data
     axis: np.ndarray
-    pivot: np.ndarray
     gn: np.ndarray
     second: np.ndarray
     gradient: np.ndarray
     factor: np.ndarray
     step: np.ndarray
     columns: np.ndarray
-    local: np.ndarray
-    scratch: np.ndarray
-    scratch2: np.ndarray
     point: np.ndarray
     residual: np.ndarray
     moved: np.ndarray
@@ -148,75 +87,17 @@ class Work(NamedTuple):
     bend: np.ndarray
 
 
-@_inner
+@small
 def _workspace(tree):
     """Scratch arrays for one evaluation point (allocate once per trial)."""
-    n_seg, nv = len(tree.parent), tree.nv
-    return Work(np.zeros((n_seg, 3, 3)), np.zeros((n_seg, 3)), np.zeros((nv, 3)), np.zeros((nv, 3)),
-                np.zeros((nv, nv)), np.zeros((nv, nv)), np.zeros(nv), np.zeros((nv, nv)), np.zeros(nv),
-                np.zeros((tree.chain.shape[1], 3)), np.zeros((3, 3)), np.zeros((3, 3)), np.zeros((3, 3)),
-                np.zeros(3), np.zeros(3), np.zeros(3), np.zeros(3), np.zeros(3))
-
-
-# --- kinematics ------------------------------------------------------------------------------------------
-@_inner
-def _joint_rotation(tree, s, q, out, scratch, scratch2):
-    """Rotation of segment ``s`` relative to its parent (the root: to the world)."""
-    j, i = tree.joint[s], tree.q_start[s]
-    if j == FREE:
-        quat_to_matrix_into(q[i + 3:i + 7], out)
-    elif j == BALL:
-        quat_to_matrix_into(q[i:i + 4], out)
-    elif j == HINGE:
-        axis_matrix_into(tree.axes[s, 0], q[i], out)
-    elif j == UNIVERSAL:
-        axis_matrix_into(tree.axes[s, 0], q[i], scratch)
-        axis_matrix_into(tree.axes[s, 1], q[i + 1], scratch2)
-        compose_into(scratch, scratch2, out)
-    else:
-        quat_to_matrix_into((1.0, 0.0, 0.0, 0.0), out)
-
-
-@_inner
-def _kinematics(tree, q, work):
-    """World rotation and origin of every segment, and world axis and pivot of every DoF."""
-    rot, pos, axis, pivot = work.rot, work.pos, work.axis, work.pivot
-    for s in range(len(tree.parent)):
-        p, v, j = tree.parent[s], tree.v_start[s], tree.joint[s]
-        if p < 0:
-            _joint_rotation(tree, s, q, rot[s], work.scratch, work.scratch2)
-            for k in range(3):
-                pos[s, k] = q[k]
-        else:
-            _joint_rotation(tree, s, q, work.local, work.scratch, work.scratch2)
-            compose_into(rot[p], work.local, rot[s])
-            rotate_into(rot[p], tree.offset[s], pos[s])
-            for k in range(3):
-                pos[s, k] += pos[p, k]
-        first_rotation = 0
-        if j == FREE:
-            first_rotation = 3
-            for k in range(3):
-                for c in range(3):
-                    axis[v + k, c] = 1.0 if c == k else 0.0
-        if j == FREE or j == BALL:
-            for k in range(3):
-                for c in range(3):
-                    axis[v + first_rotation + k, c] = rot[s, c, k]
-        elif j == HINGE:
-            rotate_into(rot[p], tree.axes[s, 0], axis[v])
-        elif j == UNIVERSAL:
-            rotate_into(rot[p], tree.axes[s, 0], axis[v])
-            axis_matrix_into(tree.axes[s, 0], q[tree.q_start[s]], work.scratch)
-            compose_into(rot[p], work.scratch, work.scratch2)
-            rotate_into(work.scratch2, tree.axes[s, 1], axis[v + 1])
-        for k in range(v + first_rotation, v + tree.n_dof[s]):
-            for c in range(3):
-                pivot[k, c] = pos[s, c]
+    nv = tree.nv
+    return Work(make_data(tree), np.zeros((nv, 3)), np.zeros((nv, nv)), np.zeros((nv, nv)), np.zeros(nv),
+                np.zeros((nv, nv)), np.zeros(nv), np.zeros((tree.chain.shape[1], 3)), np.zeros(3), np.zeros(3),
+                np.zeros(3), np.zeros(3), np.zeros(3))
 
 
 # --- the Newton system -------------------------------------------------------------------------------------
-@_inner
+@small
 def _accumulate(tree, s, point, residual, weight, vector, work):
     """Add one weighted 3-vector residual to the gradient, ``gn`` and ``second`` (lower triangles).
 
@@ -226,7 +107,7 @@ def _accumulate(tree, s, point, residual, weight, vector, work):
     Second derivative for DoF ``j`` upstream of ``i``: ``a_j × column_i`` (zero for translations),
     symmetrized between two axes of one ball or root joint.
     """
-    columns, axis, lever, bend = work.columns, work.axis, work.lever, work.bend
+    columns, axis, origin, lever, bend = work.columns, work.axis, work.frame.origin, work.lever, work.bend
     n = tree.chain_length[s]
     first_own = tree.v_start[s]
     for a in range(n):
@@ -239,32 +120,33 @@ def _accumulate(tree, s, point, residual, weight, vector, work):
             cross3_into(axis[i], point if i >= first_own else residual, columns[a])
         else:
             for c in range(3):
-                lever[c] = point[c] - work.pivot[i, c]
+                lever[c] = point[c] - origin[tree.dof_segment[i], c]
             cross3_into(axis[i], lever, columns[a])
     for a in range(n):
         i = tree.chain[s, a]
-        work.gradient[i] += weight * dot3(columns[a], residual)
+        work.gradient[i] += weight * dot(columns[a], residual)
         for b in range(a + 1):
             j = tree.chain[s, b]
-            work.gn[i, j] += weight * dot3(columns[a], columns[b])
+            work.gn[i, j] += weight * dot(columns[a], columns[b])
             if j < 3:
                 continue
             cross3_into(axis[j], columns[a], bend)
-            curvature = dot3(residual, bend)
+            curvature = dot(residual, bend)
             segment = tree.dof_segment[i]
             if i != j and segment == tree.dof_segment[j] and tree.joint[segment] != UNIVERSAL:
                 cross3_into(axis[i], columns[b], bend)
-                curvature = 0.5 * (curvature + dot3(residual, bend))
+                curvature = 0.5 * (curvature + dot(residual, bend))
             work.second[i, j] += weight * curvature
 
 
-@_inner
+@small
 def _evaluate(tree, q, measured, weights, prior, target, work):
     """Kinematics, then gradient, ``gn`` and ``second`` of markers and priors at ``q`` (into ``work``).
 
     Returns the marker objective ½ Σ w |p - d|² and the prior part."""
-    _kinematics(tree, q, work)
-    rot, pos, point, residual = work.rot, work.pos, work.point, work.residual
+    forward_kinematics(tree, q, work.frame)
+    dof_axes(tree, work.frame, work.axis)
+    rot, pos, point, residual = work.frame.rot, work.frame.origin, work.point, work.residual
     for i in range(tree.nv):
         work.gradient[i] = 0.0
         for j in range(i + 1):
@@ -279,7 +161,7 @@ def _evaluate(tree, q, measured, weights, prior, target, work):
         for c in range(3):
             point[c] += pos[s, c]
             residual[c] = point[c] - measured[m, c]
-        markers += 0.5 * weights[m] * dot3(residual, residual)
+        markers += 0.5 * weights[m] * dot(residual, residual)
         _accumulate(tree, s, point, residual, weights[m], False, work)
     priors = 0.0
     for s in range(1, len(tree.parent)):
@@ -290,12 +172,12 @@ def _evaluate(tree, q, measured, weights, prior, target, work):
             for c in range(3):
                 point[c] = rot[s, c, k]
                 residual[c] = point[c] - work.moved[c]
-            priors += 0.5 * PRIOR_WEIGHT * dot3(residual, residual)
+            priors += 0.5 * PRIOR_WEIGHT * dot(residual, residual)
             _accumulate(tree, s, point, residual, PRIOR_WEIGHT, True, work)
     return markers, priors
 
 
-@_inner
+@small
 def _cholesky_solve(work, with_second, damping):
     """Solve (gn [+ second] + damping·diag(gn)) step = -gradient; False if not positive definite."""
     gn, second, factor, step = work.gn, work.second, work.factor, work.step
@@ -315,7 +197,7 @@ def _cholesky_solve(work, with_second, damping):
     return True
 
 
-@_inner
+@small
 def _quat_times_exp(q, i, rx, ry, rz):
     """q[i:i+4] ← q ⊗ exp(r/2) (a body-frame rotation vector r), renormalized."""
     angle = np.sqrt(rx * rx + ry * ry + rz * rz)
@@ -330,7 +212,7 @@ def _quat_times_exp(q, i, rx, ry, rz):
     q[i], q[i + 1], q[i + 2], q[i + 3] = w / norm, x / norm, y / norm, z / norm
 
 
-@_inner
+@small
 def _retract(tree, q, step, out):
     """``out = q ⊕ step``: translations and angles add, quaternions turn by the exponential map."""
     copy_into(q, out)
@@ -348,7 +230,7 @@ def _retract(tree, q, step, out):
 
 
 # --- one frame -------------------------------------------------------------------------------------------
-@_inner
+@small
 def _free_dofs(tree, weights, work, out):
     """Flag in ``out`` the joints whose DoFs the markers leave free, from ``work.gn`` (markers only).
 
@@ -396,7 +278,7 @@ def prepare_frame(tree, previous, previous_ok, previous_undetermined, fit, defau
     _prepare_frame(tree, previous, previous_ok, previous_undetermined, fit, default, start, target)
 
 
-@_inner
+@small
 def _prepare_frame(tree, previous, previous_ok, previous_undetermined, fit, default, start, target):
     copy_into(default if np.isnan(previous[0]) else previous, start)
     for s in range(len(tree.parent)):
@@ -409,12 +291,12 @@ def _prepare_frame(tree, previous, previous_ok, previous_undetermined, fit, defa
         if usable:
             for k in range(i, i + n):
                 start[k] = fit[k]
-    scratch, scratch2 = np.empty((3, 3)), np.empty((3, 3))
+    subspace = np.empty((len(tree.parent), 3, 3))
     for s in range(len(tree.parent)):
-        _joint_rotation(tree, s, start, target[s], scratch, scratch2)
+        joint_frame(tree, s, start, target[s], subspace)
 
 
-@_inner
+@small
 def _solve_frame(tree, start, measured, weights, target, tolerance, max_iterations, q, undetermined, current,
                  candidate, trial):
     """Damped Newton from ``start`` into ``q`` (module docstring).
@@ -456,8 +338,9 @@ def _solve_frame(tree, start, measured, weights, target, tolerance, max_iteratio
         else:
             damping *= growth
             growth *= 2.0
-        newton = newton and _cholesky_solve(current, True, damping)
-        while not newton and not _cholesky_solve(current, False, damping):
+        if newton:  # ``newton`` as the flag, not a literal: one specialisation of ``_cholesky_solve``
+            newton = _cholesky_solve(current, newton, damping)
+        while not newton and not _cholesky_solve(current, newton, damping):
             damping *= 10.0
             if damping > MAX_DAMPING:  # only non-finite data get here
                 return steps, False, markers

@@ -32,7 +32,7 @@ from ..rotations import quat_continuity
 from .motion import Motion
 from .natural import NaturalModel, natural_model
 from .otm import STRATEGIES, Driving, solve_frame
-from .otm_fast import PRIOR_WEIGHT, prepare_frame, solve_trial, tree_of, undetermined_joints
+from .otm_fast import PRIOR_WEIGHT, prepare_frame, solve_trial, undetermined_joints
 
 MODES = ("fast", "paper")
 #: Frames per numba call in fast mode, and between two progress reports (where a run can be cancelled).
@@ -172,7 +172,7 @@ def _weights(weights, labels: tuple[str, ...], n_frames: int) -> np.ndarray:
 
 def _solve_fast(model, nat, frames, strategy, tolerance, max_iterations, report):
     """``otm_fast.solve_trial`` chunk by chunk, the warm start carried across chunks."""
-    tree = tree_of(model)
+    tree = model.tree
     previous, previous_ok = np.full(model.nq, np.nan), False
     previous_undetermined = np.zeros(len(model.segments), dtype=bool)
     parts = []
@@ -191,7 +191,7 @@ def _solve_fast(model, nat, frames, strategy, tolerance, max_iterations, report)
 
 def _solve_paper(model, nat, frames, strategy, tolerance, max_iterations, report):
     """``otm.solve_frame`` frame by frame, from the same start points as the fast mode."""
-    tree = tree_of(model)
+    tree = model.tree
     markers = nat.marker_matrix()
     n_frames, n_seg = len(frames.measured), len(model.segments)
     q = np.empty((n_frames, model.nq))

@@ -27,12 +27,14 @@ universal -> 2 angle rates, hinge -> 1 angle rate.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
 from ..errors import ModelError
 from ..report_schema import ModelSummary
 from ..rotations import quat_from_axis_angle, quat_to_matrix
+from .tree import Tree, tree_of
 
 #: Joint type -> (coordinates in q, coordinates in v).
 JOINT_SIZES = {"free": (7, 6), "ball": (4, 3), "universal": (2, 2), "hinge": (1, 1), "weld": (0, 0)}
@@ -165,6 +167,11 @@ class BodyModel:
     def v_starts(self) -> np.ndarray:
         """Index in ``v`` of each segment's first velocity coordinate."""
         return np.concatenate([[0], np.cumsum([s.nv for s in self.segments])[:-1]])
+
+    @cached_property
+    def tree(self) -> Tree:
+        """The model flattened for the numba kernels (``solver.model.tree``), once per model."""
+        return tree_of(self)
 
     @property
     def total_mass(self) -> float:

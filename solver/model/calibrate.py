@@ -42,6 +42,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from ..constants import STANDARD_GRAVITY
 from ..errors import ModelError, option
 from ..io.plates import quiet_standing_weight
 from ..io.trial import Trial
@@ -54,7 +55,6 @@ from .markersets import LANDMARKS, MarkerSet, get_markerset, normalize
 from .points import Frames, Points, local_point, segment_frames
 from .templates import ANATOMY, ANATOMY_BY_NAME, HAT_MEMBERS, Anatomy, Template, get_template, with_hat
 
-STANDARD_GRAVITY = 9.81
 DEFAULT_MASS = 70.0
 ASSUMED_MASS = "assumed (no mass given and no quiet standing on force plates)"
 #: Static and movement lengths may differ by this fraction before the static is rejected.

@@ -23,11 +23,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ..constants import GRAVITY
 from ..io.atomic import write_text
 from .body import BodyModel
-
-GRAVITY = (0.0, 0.0, -9.81)
-
+from .tree import dfs_order
 
 def _num(values) -> str:
     return " ".join(repr(float(v)) for v in np.ravel(values))
@@ -37,17 +36,6 @@ def joint_names(model: BodyModel) -> dict[str, list[str]]:
     """MJCF joint names per segment: the segment name; a universal joint's two hinges get ``_0``/``_1``."""
     return {s.name: ([f"{s.name}_0", f"{s.name}_1"] if s.joint == "universal" else
                      [] if s.joint == "weld" else [s.name]) for s in model.segments}
-
-
-def dfs_order(model: BodyModel) -> list[int]:
-    """Segment indices in depth-first pre-order (the order MuJoCo numbers bodies and qpos)."""
-    children = {k: [i for i, s in enumerate(model.segments) if s.parent == k] for k in range(-1, len(model.segments))}
-    order, stack = [], [0]
-    while stack:
-        k = stack.pop()
-        order.append(k)
-        stack.extend(reversed(children[k]))
-    return order
 
 
 def mjcf_string(model: BodyModel) -> str:

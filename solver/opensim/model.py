@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..constants import STANDARD_GRAVITY
 from ..io.atomic import write_text
 from ..kinematics.angles import cardan
 from ..model.body import BodyModel
@@ -126,7 +127,7 @@ def osim_string(model: BodyModel, name: str, contact_points: bool = True) -> str
                           f"({model.metadata.get('template', 'model')}, {model.mass_source})")
     _sub(root, "length_units", "meters")
     _sub(root, "force_units", "N")
-    _sub(root, "gravity", "0 -9.81 0")
+    _sub(root, "gravity", f"0 {-STANDARD_GRAVITY!r} 0")
     _sub(root, "Ground", name="ground")
     bodies = _objects(root, "BodySet")
     for s in model.segments:

@@ -35,16 +35,18 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
+from ..algorithms.crba import crba_workspace, frame_crba
+from ..algorithms.kinematics import forward_kinematics, make_data
+from ..algorithms.rnea import frame_rnea
 from ..dynamics.energy import segment_momenta
-from ..dynamics.forward import crba_workspace, frame_crba
-from ..dynamics.inverse import frame_rnea, rnea
-from ..dynamics.spatial import cross, frame_kinematics, quat, quat_mul, sub, tree_of, workspace
+from ..dynamics.inverse import rnea
 from ..errors import SolverError
-from ..kernels import cholesky_factor, cholesky_substitute
+from ..kernels import cholesky_factor, cholesky_substitute, cross, inlined, quat, quat_mul, small, sub
 from ..kinematics.motion import Motion
 from ..model.body import BodyModel
 from .result import ZeroGravity
@@ -80,26 +82,26 @@ def half_steps(times: np.ndarray) -> np.ndarray:
     return out
 
 
-@njit(cache=True)
+@small
 def _solve6(cw, rhs, lower6, block, out):
     """``M_bb out = rhs`` with ``M_bb`` the root block of ``cw.matrix`` (Cholesky)."""
     for r in range(6):
         for c in range(6):
             block[r, c] = cw.matrix[r, c]
-    if not cholesky_factor(block, lower6, 0.0):
+    if not cholesky_factor(block, lower6):
         out[:] = np.nan
         return
     cholesky_substitute(lower6, rhs, out)
 
 
-@njit(cache=True)
-def _base_velocity(tree, q, v, h0, centre, no_gravity, ws, cw, rhs, lower6, block, out):
+@small
+def _base_velocity(tree, q, v, h0, centre, data, cw, rhs, lower6, block, out):
     """Place the root so that the centre of mass is at ``centre`` (world), then solve the momentum equation
     ``M_bb v_b = h_b - M_bj v_j`` for the root velocity (6,) at pose ``q`` with joint rates ``v``."""
     for k in range(6):
         v[k] = 0.0
-    frame_kinematics(tree, q, v, cw.zero, no_gravity, ws)
-    frame_crba(tree, ws, cw)
+    forward_kinematics(tree, q, data)
+    frame_crba(tree, data, cw)
     for k in range(3):
         q[k] = centre[k] - cw.moment[0, k] / cw.mass[0]  # the composite first moment is about the root origin
     o = (q[0], q[1], q[2])
@@ -107,14 +109,56 @@ def _base_velocity(tree, q, v, h0, centre, no_gravity, ws, cw, rhs, lower6, bloc
     l_o = sub(l0, cross(o, p0))
     for k in range(3):
         rhs[k] = p0[k]
-        rhs[3 + k] = ws.rot[0, 0, k] * l_o[0] + ws.rot[0, 1, k] * l_o[1] + ws.rot[0, 2, k] * l_o[2]
+        rhs[3 + k] = data.rot[0, 0, k] * l_o[0] + data.rot[0, 1, k] * l_o[1] + data.rot[0, 2, k] * l_o[2]
     for r in range(6):
         for c in range(6, tree.nv):
             rhs[r] -= cw.matrix[r, c] * v[c]
     _solve6(cw, rhs, lower6, block, out)
 
 
-@njit(cache=True)
+class FloatingScratch(NamedTuple):
+    """Scratch of ``floating_frame``: the 6x6 solve's right-hand side, solution, block and factor; no external
+    forces and no gravity; the RNEA's joint forces, torques and generalized forces."""
+
+    rhs: np.ndarray
+    vel: np.ndarray
+    block: np.ndarray
+    lower6: np.ndarray
+    no_ext: np.ndarray
+    no_points: np.ndarray
+    no_gravity: np.ndarray
+    force: np.ndarray
+    torque: np.ndarray
+    tau: np.ndarray
+
+
+@small
+def floating_scratch(tree):
+    n_seg = len(tree.parent)
+    return FloatingScratch(np.empty(6), np.empty(6), np.empty((6, 6)), np.empty((6, 6)), np.zeros(0, dtype=np.int64),
+                           np.zeros((0, 3)), np.zeros(3), np.empty((n_seg, 3)), np.empty((n_seg, 3)), np.empty(tree.nv))
+
+
+@inlined
+def floating_frame(tree, q, v, a, h0, centre, data, cw, scratch):
+    """The base of the body floating with momentum ``h0`` and no gravity at pose ``q`` with joint rates
+    ``v[6:]`` and accelerations ``a[6:]`` (module doc): the root placed so that the centre of mass is at
+    ``centre``, its velocity from the momentum equation into ``v[0:6]``, its acceleration from a zero root
+    wrench (``M_bb a_b = -(M_bj a_j + c_b)``, the RNEA with ``a_b = 0``) into ``a[0:6]``."""
+    _base_velocity(tree, q, v, h0, centre, data, cw, scratch.rhs, scratch.lower6, scratch.block, scratch.vel)
+    for k in range(6):
+        v[k] = scratch.vel[k]
+        a[k] = 0.0
+    frame_rnea(tree, q, v, a, scratch.no_gravity, scratch.no_ext, scratch.no_points, scratch.no_points,
+               scratch.no_points, data, scratch.force, scratch.torque, scratch.tau)
+    for k in range(6):
+        scratch.rhs[k] = -scratch.tau[k]
+    _solve6(cw, scratch.rhs, scratch.lower6, scratch.block, scratch.vel)
+    for k in range(6):
+        a[k] = scratch.vel[k]
+
+
+@small
 def _quaternion_rate(q, velocity, rate):
     """``q̇₀ = ½ q₀ ⊗ (0, ω₀)`` into ``rate[3:7]`` (the base position follows the centre of mass)."""
     dq = quat_mul(quat(q, 3), (0.0, velocity[3], velocity[4], velocity[5]))
@@ -122,7 +166,7 @@ def _quaternion_rate(q, velocity, rate):
         rate[3 + k] = 0.5 * dq[k]
 
 
-@njit(cache=True)
+@small
 def _normalize_base(q):
     norm = np.sqrt(q[3] ** 2 + q[4] ** 2 + q[5] ** 2 + q[6] ** 2)
     for k in range(3, 7):
@@ -134,20 +178,18 @@ def _integrate(tree, q_path, v_path, a_path, h0, dt):
     """Base orientation by RK4 on the momentum equation, position from the centre of mass; per frame the base
     velocity and acceleration (see module)."""
     n_frames = (len(q_path) + 1) // 2
-    n_seg, nq, nv = len(tree.parent), tree.nq, tree.nv
-    ws, cw = workspace(n_seg), crba_workspace(n_seg, nv)
+    nq, nv = tree.nq, tree.nv
+    data, cw = make_data(tree), crba_workspace(tree)
     q_out, v_out, a_out = np.empty((n_frames, nq)), np.empty((n_frames, nv)), np.empty((n_frames, nv))
     q_t, v_t, a_t = np.empty(nq), np.empty(nv), np.empty(nv)
-    rhs, vel, lower6, block = np.empty(6), np.empty(6), np.empty((6, 6)), np.empty((6, 6))
+    scratch = floating_scratch(tree)
     rates, base = np.empty((4, 7)), np.empty(7)
-    no_ext, no_points, no_gravity = np.zeros(0, dtype=np.int64), np.zeros((0, 3)), np.zeros(3)
-    force, torque, tau = np.empty((n_seg, 3)), np.empty((n_seg, 3)), np.empty(nv)
     for k in range(nq):
         q_t[k] = q_path[0, k]
     for k in range(nv):
         v_t[k] = 0.0
-    frame_kinematics(tree, q_t, v_t, cw.zero, no_gravity, ws)
-    frame_crba(tree, ws, cw)
+    forward_kinematics(tree, q_t, data)
+    frame_crba(tree, data, cw)
     mass = cw.mass[0]
     start = np.empty(3)  # the initial centre of mass; it then moves at p₀/m
     centre = np.empty(3)
@@ -164,18 +206,12 @@ def _integrate(tree, q_path, v_path, a_path, h0, dt):
             a_t[k] = 0.0 if k < 6 else a_path[2 * n, k]
         for k in range(3):
             centre[k] = start[k] + n * dt * h0[k] / mass
-        _base_velocity(tree, q_t, v_t, h0, centre, no_gravity, ws, cw, rhs, lower6, block, vel)
-        for k in range(6):
-            v_t[k] = vel[k]
-        frame_rnea(tree, q_t, v_t, a_t, no_gravity, no_ext, no_points, no_points, no_points, ws, force, torque, tau)
-        for k in range(6):
-            rhs[k] = -tau[k]
-        _solve6(cw, rhs, lower6, block, vel)
+        floating_frame(tree, q_t, v_t, a_t, h0, centre, data, cw, scratch)
         for k in range(nq):
             q_out[n, k] = q_t[k]
         for k in range(nv):
             v_out[n, k] = v_t[k]
-            a_out[n, k] = vel[k] if k < 6 else a_t[k]
+            a_out[n, k] = a_t[k]
         if n == n_frames - 1:
             break
         # classical Runge-Kutta to the next frame; stages at t, t + dt/2 (twice), t + dt
@@ -191,8 +227,9 @@ def _integrate(tree, q_path, v_path, a_path, h0, dt):
                 v_t[k] = v_path[row_index, k]
             for k in range(3):
                 centre[k] = start[k] + (n * dt + h) * h0[k] / mass
-            _base_velocity(tree, q_t, v_t, h0, centre, no_gravity, ws, cw, rhs, lower6, block, vel)
-            _quaternion_rate(q_t, vel, rates[stage])
+            _base_velocity(tree, q_t, v_t, h0, centre, data, cw, scratch.rhs, scratch.lower6, scratch.block,
+                           scratch.vel)
+            _quaternion_rate(q_t, scratch.vel, rates[stage])
         for k in range(3, 7):
             base[k] += dt / 6.0 * (rates[0, k] + 2.0 * rates[1, k] + 2.0 * rates[2, k] + rates[3, k])
         _normalize_base(base)
@@ -226,7 +263,7 @@ def free_floating(model: BodyModel, path: JointPath, *, initial_momentum: np.nda
     times = np.asarray(path.times, dtype=float)
     dt = float(times[1] - times[0])
     t0 = time.perf_counter()
-    q, v, a = _integrate(tree_of(model), q_path, v_path, a_path, h0, dt)
+    q, v, a = _integrate(model.tree, q_path, v_path, a_path, h0, dt)
     t1 = time.perf_counter()
     if not np.isfinite(v).all():
         raise SolverError("The momentum equation is singular: the model has no mass or inertia to float with",

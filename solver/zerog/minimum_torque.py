@@ -2,13 +2,14 @@
 
     min over control points q_ij of  Σ_k ∫ τ_k(t, q_ij)² dt                               (§6)
 
-Every 1-DoF joint ``k`` of the dynamic tree (§2) that moves between the postures follows a clamped
+Every 1-DoF joint ``k`` of the split body (§2, ``hinges``) that moves between the postures follows a clamped
 cubic B-spline (``scipy.interpolate.BSpline``) with uniform knots; its first three and last three control
 points are the start and end angles, so the motion starts and ends at rest with zero acceleration, like
 the quintic (the §6 constraints, met by construction); ``n_knots`` interior control points per joint are
 free. Joints that do not move between the postures stay put. The torques ``τ`` are those of the body
-floating with zero momentum and no gravity (``tree.floating_frame``); the integral is the trapezoidal
-sum over the frames.
+floating with zero momentum and no gravity (``_floating_torques``: ``free_floating.floating_frame`` and the
+RNEA on the model's tree, ``Q = Jᵀ n`` for the balls' hinges); the integral is the trapezoidal sum over the
+frames.
 
 Optimiser: the paper takes Newton steps on ``F(q_ij, λ_k)`` with the gradient of Lo & Metaxas; as the
 cost is a sum of squares, we minimise it as least squares of the residuals ``r = √w_t τ_k(t)``
@@ -24,62 +25,70 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 from scipy.interpolate import BSpline
 from scipy.optimize import least_squares
 
-from ..dynamics.spatial import chunks
+from ..algorithms.crba import crba_workspace
+from ..algorithms.kinematics import make_data
+from ..algorithms.rnea import frame_rnea
 from ..errors import SolverError
+from ..kernels import in_parallel, small
 from ..model.body import BodyModel
-from .free_floating import JointPath, free_floating, half_steps
+from .free_floating import JointPath, floating_frame, floating_scratch, free_floating, half_steps
+from .hinges import Hinges, hinge_coordinates, hinge_torques, hinges, model_coordinates, model_state
 from .motion_function import quintic
 from .result import ZeroGravity
-from .tree import DynamicTree, dynamic_tree, floating_frame, floating_workspace, link_inertias, link_transforms, \
-    model_coordinates, tree_motion
 
 DEGREE = 3
 STEP = 1e-6
 
 
-@njit(cache=True, parallel=True)
-def _torques_and_partials(parent, rotation, offset, inertias, theta, rate, acc, moving, n_chunks):
-    """Per frame: the joint torques ``τ`` (T, J) and ``D[t, d, m] = ∂τ/∂x_j`` (T, 3, M, J) for ``x`` = θ, θ̇, θ̈
-    (d = 0, 1, 2) of the moving joints ``j = moving[m]`` (central differences, module doc)."""
-    n_frames, n = theta.shape
-    tau, partial = np.empty((n_frames, n)), np.empty((n_frames, 3, len(moving), n))
-    for chunk in prange(n_chunks):
-        ws = floating_workspace(n)
-        plus, minus = np.empty(n), np.empty(n)
-        th, rt, ac = np.empty(n), np.empty(n), np.empty(n)
-        for t in range(chunk * n_frames // n_chunks, (chunk + 1) * n_frames // n_chunks):
-            th[:], rt[:], ac[:] = theta[t], rate[t], acc[t]
-            link_transforms(rotation, offset, th, ws.X)
-            floating_frame(parent, ws.X, inertias, rt, ac, ws.v, ws.a, ws.f, ws.composite, ws.momentum, ws.lower,
-                           tau[t])
-            for d in range(3):
-                x = th if d == 0 else (rt if d == 1 else ac)
-                for m in range(len(moving)):
-                    j = moving[m]
-                    for sign in range(2):
-                        x[j] += STEP if sign == 0 else -2 * STEP
-                        if d == 0:
-                            link_transforms(rotation, offset, th, ws.X)
-                        floating_frame(parent, ws.X, inertias, rt, ac, ws.v, ws.a, ws.f, ws.composite, ws.momentum,
-                                       ws.lower, plus if sign == 0 else minus)
-                    x[j] += STEP
-                    if d == 0:
-                        link_transforms(rotation, offset, th, ws.X)
-                    for k in range(n):
-                        partial[t, d, m, k] = (plus[k] - minus[k]) / (2 * STEP)
-    return tau, partial
+@small
+def _floating_torques(tree, first, theta, rate, acc, q, v, a, still, data, cw, scratch, out):
+    """The hinges' torques (J) of the body floating with zero momentum and no gravity, one frame: the model's
+    coordinates of the hinge motion (root unturned), the base from ``floating_frame`` (``still``: zero momentum
+    (6,)), the RNEA of the whole motion, ``Q = Jᵀ n`` for the balls."""
+    for k in range(7):
+        q[k] = 1.0 if k == 3 else 0.0
+    model_state(tree, first, theta, rate, acc, q, v, a)
+    floating_frame(tree, q, v, a, still, scratch.no_gravity, data, cw, scratch)
+    frame_rnea(tree, q, v, a, scratch.no_gravity, scratch.no_ext, scratch.no_points, scratch.no_points,
+               scratch.no_points, data, scratch.force, scratch.torque, scratch.tau)
+    hinge_torques(tree, first, theta, scratch.tau, out)
+
+
+@njit(cache=True, nogil=True)
+def _torques_and_partials(start, stop, tree, first, theta, rate, acc, moving, tau, partial):
+    """Frames ``start:stop``: the hinge torques ``τ`` (T, J) and ``D[t, d, m] = ∂τ/∂x_j`` (T, 3, M, J) for ``x`` =
+    θ, θ̇, θ̈ (d = 0, 1, 2) of the moving hinges ``j = moving[m]`` (central differences, module doc)."""
+    n = theta.shape[1]
+    data, cw, scratch = make_data(tree), crba_workspace(tree), floating_scratch(tree)
+    q, v, a = np.empty(tree.nq), np.empty(tree.nv), np.empty(tree.nv)
+    plus, minus, still = np.empty(n), np.empty(n), np.zeros(6)
+    th, rt, ac = np.empty(n), np.empty(n), np.empty(n)
+    for t in range(start, stop):
+        th[:], rt[:], ac[:] = theta[t], rate[t], acc[t]
+        _floating_torques(tree, first, th, rt, ac, q, v, a, still, data, cw, scratch, tau[t])
+        for d in range(3):
+            x = th if d == 0 else (rt if d == 1 else ac)
+            for m in range(len(moving)):
+                j = moving[m]
+                for sign in range(2):
+                    x[j] += STEP if sign == 0 else -2 * STEP
+                    _floating_torques(tree, first, th, rt, ac, q, v, a, still, data, cw, scratch,
+                                      plus if sign == 0 else minus)
+                x[j] += STEP
+                for k in range(n):
+                    partial[t, d, m, k] = (plus[k] - minus[k]) / (2 * STEP)
 
 
 class Problem:
-    """The §6 problem on fixed frames: B-spline bases, fixed control points, the tree's arrays."""
+    """The §6 problem on fixed frames: B-spline bases, fixed control points, the model's tree and hinges."""
 
-    def __init__(self, tree: DynamicTree, start: np.ndarray, end: np.ndarray, duration: float, n_knots: int,
-                 times: np.ndarray):
-        self.tree, self.start, self.times = tree, start, times
+    def __init__(self, model: BodyModel, split: Hinges, start: np.ndarray, end: np.ndarray, duration: float,
+                 n_knots: int, times: np.ndarray):
+        self.tree, self.first, self.start, self.times = model.tree, split.first, start, times
         self.moving = np.flatnonzero(np.abs(end - start) > 1e-12)
         self.moving = self.moving[self.moving > 0]
         n_ctrl = n_knots + 6
@@ -90,7 +99,6 @@ class Problem:
         self.fixed[-3:] = (end - start)[self.moving]
         self.weights = np.full(len(times), times[1] - times[0])
         self.weights[[0, -1]] *= 0.5
-        self.inertias = link_inertias(tree)
         self._last = None
 
     def controls(self, free: np.ndarray) -> np.ndarray:
@@ -99,7 +107,7 @@ class Problem:
         return c
 
     def angles(self, controls: np.ndarray, basis: np.ndarray | None = None):
-        """θ, θ̇, θ̈ (T, J) of the tree for control points (n_ctrl, moving)."""
+        """θ, θ̇, θ̈ (T, J) of the hinges for control points (n_ctrl, moving)."""
         basis = self.basis if basis is None else basis
         out = [np.zeros((basis.shape[1], len(self.start))) for _ in range(3)]
         out[0][:] = self.start
@@ -108,11 +116,12 @@ class Problem:
         return out
 
     def torques(self, theta, rate, acc):
-        """``τ`` (T, J) and its partial derivatives (``_torques_and_partials``)."""
-        t = self.tree
-        return _torques_and_partials(t.parent, t.rotation, t.offset, self.inertias,
-                                     *(np.ascontiguousarray(x) for x in (theta, rate, acc)), self.moving,
-                                     chunks(len(theta)))
+        """``τ`` (T, J) and its partial derivatives (``_torques_and_partials``, frames in chunks on threads)."""
+        theta, rate, acc = (np.ascontiguousarray(x, dtype=float) for x in (theta, rate, acc))
+        tau, partial = np.empty(theta.shape), np.empty((len(theta), 3, len(self.moving), theta.shape[1]))
+        in_parallel(_torques_and_partials, len(theta), self.tree, self.first, theta, rate, acc, self.moving, tau,
+                    partial)
+        return tau, partial
 
     def cost(self, theta, rate, acc) -> float:
         """``Σ_k ∫ τ_k² dt`` (trapezoidal)."""
@@ -146,20 +155,20 @@ def minimum_torque(model: BodyModel, start_q: np.ndarray, end_q: np.ndarray, dur
 
     Returns ``(result, quintic_cost, optimal_cost)``: the optimal motion simulated free-floating (its
     ``info`` has the costs, the optimiser's iterations, time and message), and ``Σ_k ∫ τ_k² dt``
-    [N²m²s] over the dynamic tree's joints for the quintic motion of every joint (eq. 1, the start) and
+    [N²m²s] over the hinges for the quintic motion of every joint (eq. 1, the start) and
     for the optimum.
     """
     if n_knots < 1:
         raise SolverError(f"The B-splines need at least one free control point, got n_knots={n_knots}",
                           "use n_knots >= 1")
-    tree = dynamic_tree(model)
+    split = hinges(model)
     zeros = np.zeros((1, model.nv))
-    start = tree_motion(model, tree, np.asarray(start_q, float)[None], zeros, zeros).theta[0]
-    end = tree_motion(model, tree, np.asarray(end_q, float)[None], zeros, zeros).theta[0]
+    start = hinge_coordinates(model, split, np.asarray(start_q, float)[None], zeros, zeros)[0][0]
+    end = hinge_coordinates(model, split, np.asarray(end_q, float)[None], zeros, zeros)[0][0]
     end = start + (end - start + np.pi) % (2 * np.pi) - np.pi  # the nearer of the equivalent angles
     n_frames = int(round(duration_s * rate_hz)) + 1
     times = np.arange(n_frames) / rate_hz
-    problem = Problem(tree, start, end, duration_s, n_knots, times)
+    problem = Problem(model, split, start, end, duration_s, n_knots, times)
     if not len(problem.moving):
         raise SolverError("The start and end postures are the same", "give two different postures")
     profile = np.stack(quintic(times, 1.0, duration_s))  # (3, T): x, ẋ, ẍ from 0 to 1
@@ -175,11 +184,11 @@ def minimum_torque(model: BodyModel, start_q: np.ndarray, end_q: np.ndarray, dur
     controls = problem.controls(solution.x)
     optimal_cost = problem.cost(*problem.angles(controls))
     half = half_steps(times)
-    spline_half = Problem(tree, start, end, duration_s, n_knots, half).basis
-    q, v, a = model_coordinates(model, tree, *problem.angles(controls, spline_half), np.asarray(start_q, float))
+    spline_half = Problem(model, split, start, end, duration_s, n_knots, half).basis
+    q, v, a = model_coordinates(model, split, *problem.angles(controls, spline_half), np.asarray(start_q, float))
     info = {"quintic_cost": quintic_cost, "optimal_cost": optimal_cost, "torque_reduction_percent":
             100 * (1 - optimal_cost / quintic_cost), "evaluations": int(solution.nfev), "optimiser_s": seconds,
             "optimiser_message": str(solution.message), "n_knots": n_knots,
-            "joints_optimised": [tree.names[j] for j in problem.moving]}
+            "joints_optimised": [split.names[j] for j in problem.moving]}
     result = free_floating(model, JointPath(times, q, v, a), info=info, method="minimum_torque")
     return result, quintic_cost, optimal_cost

@@ -19,7 +19,8 @@ import pytest
 
 from mocap_dynamics.solver.dynamics import ExternalForces, forward_dynamics, mass_matrix, rnea
 from mocap_dynamics.solver.model import calibrate, write_mjcf
-from mocap_dynamics.solver.model.mjcf import dfs_order, joint_names
+from mocap_dynamics.solver.model.mjcf import joint_names
+from mocap_dynamics.solver.model.tree import dfs_order
 from mocap_dynamics.solver.rotations import quat_to_matrix
 from mocap_dynamics.solver.sample import make_sample
 from tests.unit.test_dynamics_models import analytic_motion, humanoid

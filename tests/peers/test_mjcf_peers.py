@@ -14,7 +14,8 @@ import pytest
 from mocap_dynamics.solver.io import attach_plates, load_trial, read_grf_mot
 from mocap_dynamics.solver.model import calibrate, write_mjcf
 from mocap_dynamics.solver.model.inertia import combine
-from mocap_dynamics.solver.model.mjcf import dfs_order, joint_names
+from mocap_dynamics.solver.model.mjcf import joint_names
+from mocap_dynamics.solver.model.tree import dfs_order
 from mocap_dynamics.solver.rotations import quat_normalize, quat_to_matrix
 
 mujoco = pytest.importorskip("mujoco")

@@ -8,7 +8,7 @@ from mocap_dynamics.solver.rotations import quat_to_matrix
 from mocap_dynamics.solver.zerog import minimum_torque
 from mocap_dynamics.solver.zerog.manoeuvres import limb_posture
 from mocap_dynamics.solver.zerog.minimum_torque import Problem
-from mocap_dynamics.solver.zerog.tree import ball_jacobian, dynamic_tree, tree_motion
+from mocap_dynamics.solver.zerog.hinges import ball_jacobian, hinge_coordinates, hinges
 
 RATE = 50.0
 
@@ -36,7 +36,7 @@ def test_the_optimum_needs_less_torque_than_the_quintic(lift):
 
 def test_the_cost_is_the_torque_of_the_floating_simulation(lift):
     """Σ∫τ² from the world-frame inverse dynamics of the simulated optimum (ball torques split onto the
-    tree's 1-DoF joints, Q = Jᵀ n) is the optimiser's cost."""
+    hinges, Q = Jᵀ n) is the optimiser's cost."""
     model, _, _, (result, _, optimal_cost) = lift
     d = result.dynamics
     total = np.zeros(len(d.times))
@@ -52,10 +52,10 @@ def test_the_cost_is_the_torque_of_the_floating_simulation(lift):
 
 def test_the_gradient_matches_differences_of_the_cost(lift):
     model, start, end, _ = lift
-    tree = dynamic_tree(model)
+    split = hinges(model)
     zero = np.zeros((1, model.nv))
-    angles = [tree_motion(model, tree, q[None], zero, zero).theta[0] for q in (start, end)]
-    problem = Problem(tree, *angles, 1.0, 4, np.arange(51) / RATE)
+    angles = [hinge_coordinates(model, split, q[None], zero, zero)[0][0] for q in (start, end)]
+    problem = Problem(model, split, *angles, 1.0, 4, np.arange(51) / RATE)
     rng = np.random.default_rng(0)
     x, direction = rng.normal(0, 0.3, (2, 4 * len(problem.moving)))
     _, gradient = problem(x)

@@ -25,9 +25,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ...kernels import cholesky_factor, quat_to_matrix_into
-from .kernels import cholesky_solve, davenport_into, dominant_eigenvector, in_parallel, \
-    nuclear_norm3
+from ...kernels import cholesky_factor, in_parallel, quat_to_matrix_into
+from .kernels import body_constants, cholesky_solve, davenport_into, dominant_eigenvector, \
+    nuclear_norm3, own_copy
 
 #: A self-iteration whose largest change is below this (relative to the values) ends its loop.
 STEP_TOLERANCE = 1e-14
@@ -125,11 +125,11 @@ def cm_step(com, rot, mass, target, joint_bodies, joint_arms, w2, w3, lower, gra
 
 
 @njit(cache=True)
-def algo_p_frame(quat, com, b_markers, norm_markers, target, mass, joint_bodies, joint_arms, laplacian,
-                 laplacian_norm, schedule, self_iterations, history):
-    """Algo_p for one frame, in place on ``quat`` (n, 4) and ``com`` (n, 3); ``laplacian_norm`` is the largest
-    eigenvalue of the joint graph's ``laplacian``. The largest joint gap after every self-iteration goes to
-    ``history``. Returns the number of self-iterations done."""
+def algo_p_frame(quat, com, b_markers, norm_markers, target, body, schedule, self_iterations, history):
+    """Algo_p for one frame, in place on ``quat`` (n, 4) and ``com`` (n, 3); ``body`` the ``BodyConstants``.
+    The largest joint gap after every self-iteration goes to ``history``. Returns the number of
+    self-iterations done."""
+    mass, joint_bodies, joint_arms, laplacian = body.mass, body.joint_bodies, body.joint_arms, body.laplacian
     n = quat.shape[0]
     ws_rot, ws_factors, ws_bj, ws_bt = np.empty((n, 3, 3)), np.empty(n), np.empty((3, 3)), np.empty((3, 3))
     ws_k, ws_a, ws_v, ws_q = np.empty((4, 4)), np.empty((4, 4)), np.empty((4, 4)), np.empty(4)
@@ -140,7 +140,7 @@ def algo_p_frame(quat, com, b_markers, norm_markers, target, mass, joint_bodies,
         quat_to_matrix_into(quat[b], ws_rot[b])
     done, slot = 0, 0
     for step in range(schedule.shape[0]):
-        w1, w2, w3 = schedule[step, 0], schedule[step, 1] / mass_sq, schedule[step, 2] / laplacian_norm
+        w1, w2, w3 = schedule[step, 0], schedule[step, 1] / mass_sq, schedule[step, 2] / body.laplacian_norm
         moving = w1 > 0.0
         for sweep in range(self_iterations):
             if moving:
@@ -167,13 +167,12 @@ def algo_p_frame(quat, com, b_markers, norm_markers, target, mass, joint_bodies,
 
 
 @njit(cache=True, nogil=True)
-def _algo_p_chunk(start, stop, quat, com, b_markers, norm_markers, target, mass, joint_bodies, joint_arms,
-                  laplacian, laplacian_norm, schedule, self_iterations, history, iterations):
+def _algo_p_chunk(start, stop, quat, com, b_markers, norm_markers, target, body, schedule, self_iterations, history,
+                  iterations):
     """Frames ``start:stop``, in place. Each chunk has its own copies of the model arrays and its own frame
     buffers, and touches the shared arrays only element by element (no views shared between threads)."""
     n = quat.shape[1]
-    own_mass, own_pairs, own_arms = mass.copy(), joint_bodies.copy(), joint_arms.copy()
-    own_lap, own_schedule = laplacian.copy(), schedule.copy()
+    own_body, own_schedule = own_copy(body), schedule.copy()
     q_t, c_t, bm_t, nm_t = np.empty((n, 4)), np.empty((n, 3)), np.empty((n, 3, 3)), np.empty(n)
     tg_t, h_t = np.empty(3), np.empty(history.shape[1])
     for t in range(start, stop):
@@ -187,8 +186,7 @@ def _algo_p_chunk(start, stop, quat, com, b_markers, norm_markers, target, mass,
                     bm_t[b, r, c] = b_markers[t, b, r, c]
         for r in range(3):
             tg_t[r] = target[t, r]
-        iterations[t] = algo_p_frame(q_t, c_t, bm_t, nm_t, tg_t, own_mass, own_pairs, own_arms, own_lap,
-                                     laplacian_norm, own_schedule, self_iterations, h_t)
+        iterations[t] = algo_p_frame(q_t, c_t, bm_t, nm_t, tg_t, own_body, own_schedule, self_iterations, h_t)
         for b in range(n):
             for r in range(4):
                 quat[t, b, r] = q_t[b, r]
@@ -213,12 +211,6 @@ def algo_p(quat, com, b_markers, target, *, bodies, schedule, self_iterations):
     history = np.empty((len(quat), 2 * len(schedule) * int(self_iterations)))
     iterations = np.zeros(len(quat), dtype=np.int64)
     in_parallel(_algo_p_chunk, len(quat), quat, com, b_markers, norm_markers, np.ascontiguousarray(target, float),
-                bodies.mass, bodies.joint_bodies, bodies.joint_arms, bodies.laplacian(), joint_graph_norm(bodies),
-                schedule, int(self_iterations), history, iterations)
+                body_constants(bodies), schedule, int(self_iterations), history, iterations)
     return quat, com, history, iterations
 
-
-def joint_graph_norm(bodies) -> float:
-    """||C||: the largest eigenvalue of the joint graph's Laplacian (1 without joints, to divide by)."""
-    top = float(np.linalg.eigvalsh(bodies.laplacian())[-1])
-    return top if top > 0 else 1.0

@@ -35,9 +35,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ...kernels import cholesky_factor
-from .algo_p import STEP_TOLERANCE, joint_graph_norm
-from .kernels import cholesky_solve, in_parallel, largest_eigenvalue
+from ...kernels import cholesky_factor, in_parallel
+from .algo_p import STEP_TOLERANCE
+from .kernels import body_constants, cholesky_solve, largest_eigenvalue, own_copy
 
 #: Refinements of the final minimum-norm correction, and its regularisation relative to unit-norm groups.
 FINAL_STEPS = 3
@@ -205,14 +205,16 @@ def _step(x, delta):
 
 
 @njit(cache=True)
-def rates_frame(x_w, x_t, rot, rho, inertia, kappa, gamma, mass, joint_bodies, joint_arms, laplacian,
-                laplacian_norm, uni_bodies, uni_normal, uni_offset, target_t, target_h, schedule, self_iterations):
+def rates_frame(x_w, x_t, rot, rho, inertia, kappa, gamma, body, uni_bodies, uni_normal, uni_offset, target_t, target_h,
+                schedule, self_iterations):
     """Algo_v or Algo_a for one frame, in place on ``x_w``, ``x_t`` (n, 3), then the final correction.
 
     ``schedule`` (k_n, 5) holds V1..V5 (or S1..S5) per weight step, V1 = V4 = 0 outside flight;
-    ``laplacian_norm`` is the largest eigenvalue of the joint graph's ``laplacian``. Returns the number of
-    self-iterations and the size (max-norm) of the final correction.
+    ``body`` the ``BodyConstants``. Returns the number of self-iterations and the size (max-norm) of the final
+    correction.
     """
+    mass, joint_bodies, joint_arms, laplacian = body.mass, body.joint_bodies, body.joint_arms, body.laplacian
+    laplacian_norm = body.laplacian_norm
     n, m = mass.shape[0], 3 * mass.shape[0]
     ws_arms, ws_d, ws_h = np.empty((joint_bodies.shape[0], 2, 3)), np.empty(3), np.empty(3)
     ws_gj, ws_gjx, ws_gh, ws_gm, ws_ghx = np.empty((m, m)), np.empty((m, m)), np.empty((m, m)), np.empty((m, m)), \
@@ -304,13 +306,11 @@ def rates_frame(x_w, x_t, rot, rho, inertia, kappa, gamma, mass, joint_bodies, j
 
 
 @njit(cache=True, nogil=True)
-def _rates_chunk(start, stop, x_w, x_t, rot, rho, inertia, kappa, gamma, mass, joint_bodies, joint_arms, laplacian,
-                 laplacian_norm, uni_bodies, uni_normal, uni_offset, target_t, target_h, schedule, flying,
-                 self_iterations, iterations, corrections):
+def _rates_chunk(start, stop, x_w, x_t, rot, rho, inertia, kappa, gamma, body, uni_bodies, uni_normal, uni_offset,
+                 target_t, target_h, schedule, flying, self_iterations, iterations, corrections):
     """Frames ``start:stop``, in place, with the chunk's own copies and buffers (as ``algo_p._algo_p_chunk``)."""
-    n, n_points, n_uni = x_w.shape[1], joint_bodies.shape[0], uni_bodies.shape[0]
-    own_mass, own_pairs, own_arms, own_lap = mass.copy(), joint_bodies.copy(), joint_arms.copy(), laplacian.copy()
-    own_uni = uni_bodies.copy()
+    n, n_points, n_uni = x_w.shape[1], body.joint_bodies.shape[0], uni_bodies.shape[0]
+    own_body, own_uni = own_copy(body), uni_bodies.copy()
     on_ground = schedule.copy()
     on_ground[:, 0] = 0.0
     on_ground[:, 3] = 0.0
@@ -336,8 +336,8 @@ def _rates_chunk(start, stop, x_w, x_t, rot, rho, inertia, kappa, gamma, mass, j
         for r in range(3):
             tt_t[r], th_t[r] = target_t[t, r], target_h[t, r]
         iterations[t], corrections[t] = rates_frame(
-            w_t, t_t, rot_t, rho_t, in_t, ka_t, ga_t, own_mass, own_pairs, own_arms, own_lap, laplacian_norm,
-            own_uni, un_t, uo_t, tt_t, th_t, in_flight if flying[t] else on_ground, self_iterations)
+            w_t, t_t, rot_t, rho_t, in_t, ka_t, ga_t, own_body, own_uni, un_t, uo_t, tt_t, th_t,
+            in_flight if flying[t] else on_ground, self_iterations)
         for b in range(n):
             for r in range(3):
                 x_w[t, b, r], x_t[t, b, r] = w_t[b, r], t_t[b, r]
@@ -367,7 +367,7 @@ def algo_rates(rotations, rho, x_w, x_t, target_t, target_h, flying, uni_normal,
     c = np.ascontiguousarray
     iterations, correction = np.zeros(n_frames, dtype=np.int64), np.zeros(n_frames)
     in_parallel(_rates_chunk, n_frames, x_w, x_t, c(rotations, float), c(rho, float), inertia, kappa, gamma,
-                bodies.mass, bodies.joint_bodies, bodies.joint_arms, bodies.laplacian(), joint_graph_norm(bodies),
-                c(uni_bodies, np.int64), c(uni_normal, float), c(uni_offset, float), c(target_t, float),
-                c(target_h, float), c(schedule, float), c(flying, bool), int(self_iterations), iterations, correction)
+                body_constants(bodies), c(uni_bodies, np.int64), c(uni_normal, float), c(uni_offset, float),
+                c(target_t, float), c(target_h, float), c(schedule, float), c(flying, bool), int(self_iterations),
+                iterations, correction)
     return x_w, x_t, iterations, correction

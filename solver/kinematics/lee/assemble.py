@@ -1,6 +1,6 @@
 """Lee's body states -> the ``BodyModel``'s generalized coordinates, velocities and accelerations.
 
-Layouts as in ``solver.model.body``; the rates match ``dynamics.spatial.frame_kinematics``:
+Layouts as in ``solver.model.body``; the rates match ``algorithms.kinematics.frame_kinematics``:
 
 - root: origin ``o = r_c - R c`` (``c`` the body CM in the root frame), ``ȯ = ṙ_c - ω × R c``,
   ``ö = r̈_c - α × R c - ω × (ω × R c)``; angular velocity ``Rᵀ ω`` and acceleration ``Rᵀ α`` (root frame);

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...dynamics.spatial import GRAVITY
+from ...constants import GRAVITY
 from ...errors import SolverError
 from ...io.trial import Trial
 from ...model.body import BodyModel

@@ -6,14 +6,14 @@ orientations are projected onto what the joints allow, parents first, and the CM
 joint points (``estimate``); in the rate stages a universal joint adds a linear constraint on the rotation
 rates (``universal_constraints``, ``algo_rates``). With ``u = R_sᵀ (ω_s - ω_p)`` the relative angular
 velocity in the child frame and ``S`` the joint's motion-subspace columns (hinge ``a``; universal
-``s0 = R(a1, θ1)ᵀ a0``, ``s1 = a1``, as ``dynamics.spatial.joint_frame``):
+``s0 = R(a1, θ1)ᵀ a0``, ``s1 = a1``, as ``algorithms.kinematics.joint_frame``):
 
 - orientation: ``R_s ← R_p · project_joint(R_pᵀ R_s)`` (``model.frames``, the nearest allowed rotation);
 - rates ``θ̇``: least squares ``S θ̇ ≈ u`` (exact once the rate stages made ``u`` allowed);
 - accelerations ``θ̈``: least squares ``S θ̈ ≈ u̇ - ṡ0 θ̇0`` with ``u̇ = R_sᵀ (α_s - α_p - ω_p × ω_s)`` and
   ``ṡ0 = θ̇1 (s0 × s1)`` (universal only).
 
-These are ``dynamics.spatial.frame_kinematics``'s relations read backwards, so the model's ``q``, ``v``,
+These are ``algorithms.kinematics.frame_kinematics``'s relations read backwards, so the model's ``q``, ``v``,
 ``a`` (``joint_rates``, ``assemble``) reproduce the body states exactly.
 """
 

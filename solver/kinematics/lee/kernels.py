@@ -1,5 +1,5 @@
 """Small numba kernels the Lee stages share: Wahba's problem of one body, dense Cholesky, Gram-matrix norms,
-and ``in_parallel``, which runs a stage's frames in chunks on ``numba.get_num_threads()`` threads.
+and ``BodyConstants`` (what the per-frame kernels know of the bodies).
 
 Quaternions are Hamilton (w, x, y, z), body -> world, as everywhere in the solver: the q-method matrix is
 ``rotations.davenport_matrix`` (the thesis's scalar-last K of eq. 2.9 with the erratum S = W + Wᵀ, turned
@@ -8,13 +8,12 @@ into Hamilton form once; ``tests/unit/test_lee_kernels.py`` checks the two give 
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+from typing import NamedTuple
 
 import numpy as np
-from numba import get_num_threads, njit
+from numba import njit
 
-from ...dynamics.spatial import chunks
-from ...kernels import cholesky_substitute
+from ...kernels import cholesky_substitute, small
 
 #: Jacobi sweeps at most for a 4x4 eigenproblem (it converges quadratically; 5-6 are typical).
 JACOBI_SWEEPS = 12
@@ -22,6 +21,32 @@ JACOBI_SWEEPS = 12
 NEWTON_STEPS = 20
 #: Power iterations for the largest eigenvalue of a Gram matrix (a normalisation scale, not a result).
 POWER_ITERATIONS = 40
+
+
+class BodyConstants(NamedTuple):
+    """The bodies as the per-frame kernels see them: masses (n,), the (parent, child) bodies of each joint
+    point (E, 2) and their arms ``L`` in the body frames (E, 2, 3), the joint graph's Laplacian ``C`` (n, n,
+    the thesis's C_rL) and ``||C||``, its largest eigenvalue (1 without joints, to divide by)."""
+
+    mass: np.ndarray
+    joint_bodies: np.ndarray
+    joint_arms: np.ndarray
+    laplacian: np.ndarray
+    laplacian_norm: float
+
+
+def body_constants(bodies) -> BodyConstants:
+    """``BodyConstants`` of ``lee.bodies.Bodies``."""
+    laplacian = bodies.laplacian()
+    top = float(np.linalg.eigvalsh(laplacian)[-1])
+    return BodyConstants(bodies.mass, bodies.joint_bodies, bodies.joint_arms, laplacian, top if top > 0 else 1.0)
+
+
+@small
+def own_copy(constants):
+    """A chunk's own copy of ``constants``: threads then share no views."""
+    return BodyConstants(constants.mass.copy(), constants.joint_bodies.copy(), constants.joint_arms.copy(),
+                         constants.laplacian.copy(), constants.laplacian_norm)
 
 
 @njit(cache=True)
@@ -226,21 +251,3 @@ def largest_eigenvalue(g, x, y):
         for i in range(n):
             x[i] = y[i]
     return value
-
-
-def in_parallel(chunk_kernel, n_frames: int, *args) -> None:
-    """``chunk_kernel(start, stop, *args)`` over all frames in chunks, on ``numba.get_num_threads()`` threads.
-
-    The kernels are ``nogil`` and frames independent, so plain threads run them in parallel; this costs
-    no compile time, where a ``prange`` wrapper took seconds per stage to compile.
-    """
-    n_chunks = chunks(n_frames)
-    bounds = [(k * n_frames // n_chunks, (k + 1) * n_frames // n_chunks) for k in range(n_chunks)]
-    threads = min(get_num_threads(), n_chunks)
-    if threads <= 1:
-        for start, stop in bounds:
-            chunk_kernel(start, stop, *args)
-        return
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        for future in [pool.submit(chunk_kernel, start, stop, *args) for start, stop in bounds]:
-            future.result()
