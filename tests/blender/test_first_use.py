@@ -28,8 +28,10 @@ def test_the_warm_up_compiles_in_the_background(package):
 
 @pytest.mark.skipif(MODE != "installed", reason="a checkout registered as an add-on caches beside its sources")
 def test_an_installed_extension_caches_kernels_in_its_user_folder(package):
-    folder = Path(bpy.utils.extension_path_user(package.__name__, path="numba_cache"))
-    assert os.environ["NUMBA_CACHE_DIR"] == str(folder)
+    root = Path(bpy.utils.extension_path_user(package.__name__, path="numba_cache"))
+    folder = Path(os.environ["NUMBA_CACHE_DIR"])
+    assert folder.parent == root and [p for p in root.iterdir() if p.is_dir()] == [folder], \
+        "one cache, named after the solver's sources (a cache of other sources is removed)"
     assert list(folder.rglob("*.nbi")), "the warm-up (or an earlier test) cached kernels there"
     installed = Path(package.__file__).parent
     assert not list(installed.rglob("*.nbi")), "nothing is written beside the installed files"
