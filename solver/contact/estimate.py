@@ -106,7 +106,8 @@ def estimate_contact(motion: Motion | None = None, *, dynamics: Dynamics | None 
                                                               normalisation, starts, bounds, torque_weight,
                                                               constants)
     by_surface = None if forces == "spring" else _per_frame_by_surface(
-        dynamics, best, (positions, velocities), per_frame, torque_weight, constants, joint_loads(dynamics, points))
+        dynamics, best, (positions, velocities, dynamics.model.body_com(dynamics.q)), per_frame, torque_weight,
+        constants, joint_loads(dynamics, points))
     return contact_from_surfaces(dynamics, best, name, scale, constants, anchor[:2], record,
                                  int(np.count_nonzero(on_feet)), by_surface, motion=(positions, velocities))
 
@@ -128,14 +129,13 @@ def _per_frame_by_surface(dynamics: Dynamics, surfaces: tuple[Surface, ...], poi
                           options: PerFrameOptions, torque_weight: float, constants: ContactConstants,
                           joints: JointLoads, frames: np.ndarray | slice = slice(None)) -> np.ndarray:
     """Per-frame point forces (``per_frame``) on ``frames``, by surface: (S, T, K, 3) [N]; ``point_motion`` the
-    contact points' positions and velocities (T, K, 3), ``joints`` (``joint_loads``) the joints of the effort
-    term, over all frames."""
-    positions, velocities = point_motion
+    contact points' positions and velocities (T, K, 3) and the body's centre of mass (T, 3), ``joints``
+    (``joint_loads``) the joints of the effort term, over all frames."""
+    positions, velocities, centre_of_mass = point_motion
     weight = dynamics.model.total_mass * float(np.linalg.norm(dynamics.gravity))
-    centre_of_mass = dynamics.model.body_com(dynamics.q[frames])
     joints = JointLoads(joints.torque[frames], joints.centre[frames], joints.carries)
     return per_frame_forces(dynamics.root_wrench[frames], dynamics.root_origin[frames], positions[frames],
-                            surfaces, weight, torque_weight, options, constants, centre_of_mass,
+                            surfaces, weight, torque_weight, options, constants, centre_of_mass[frames],
                             velocities[frames], joints)
 
 
@@ -158,14 +158,16 @@ def detected_surfaces(dynamics: Dynamics, points: ContactPoints, positions: np.n
     with every kept surface in the frames where a point comes within reach of a raised one."""
     model = dynamics.model
     rate = 1.0 / (dynamics.times[1] - dynamics.times[0]) if len(dynamics.times) > 1 else 1.0
-    candidates = find_patches(model, points, dynamics.q, positions, velocities, model.body_com(dynamics.q), rate)
+    centre_of_mass = model.body_com(dynamics.q)
+    candidates = find_patches(model, points, dynamics.q, positions, velocities, centre_of_mass, rate)
     if not candidates:
         return (), np.zeros((0,) + positions.shape)
     weight = model.total_mass * float(np.linalg.norm(dynamics.gravity))
     kept = [candidates[0]]
-    motion, joints = (positions, velocities), joint_loads(dynamics, points)
+    motion, joints = (positions, velocities, centre_of_mass), joint_loads(dynamics, points)
     on_floor = _per_frame_by_surface(dynamics, (kept[0].surface,), motion, options, torque_weight, constants, joints)
     left = _wrench_left(dynamics, positions, on_floor.sum(0), slice(None), torque_weight)
+    last = None  # the surfaces, frames and forces of the last patch kept
     for patch in sorted(candidates[1:], key=lambda p: p.height):
         frames = np.flatnonzero(patch.resting)
         before = np.nanmean(left[frames])
@@ -177,12 +179,17 @@ def detected_surfaces(dynamics: Dynamics, points: ContactPoints, positions: np.n
         if before - np.nanmean(after) > GAIN * weight:
             kept.append(patch)
             left[frames] = after
+            last = trial, frames, forces
     if len(kept) == 1:
         return tuple(kept), on_floor
     surfaces = tuple(p.surface for p in kept)
     activation, surface, _ = activations(positions, SurfaceArrays(surfaces), constants)
     near_raised = np.flatnonzero(np.any((surface > 0) & (activation > options.min_activation), axis=1))
     forces = np.concatenate([on_floor, np.zeros((len(kept) - 1,) + on_floor.shape[1:])])
+    if last[0] == surfaces:  # each frame's (*) has one solution: the frames already solved on these surfaces
+        reused = np.isin(last[1], near_raised)
+        forces[:, last[1][reused]] = last[2][:, reused]
+        near_raised = np.setdiff1d(near_raised, last[1])
     forces[:, near_raised] = _per_frame_by_surface(dynamics, surfaces, motion, options, torque_weight, constants,
                                                    joints, near_raised)
     return tuple(kept), forces
