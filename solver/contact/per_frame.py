@@ -48,10 +48,11 @@ dynamics with the plates on six real trials (README):
 
   with ``τ_j⁰`` the joint's torque without contact (inverse dynamics) and
   ``o_j`` its centre: ``τ_j = τ_j⁰ - Σ (p_k - o_j) × f_k`` is the torque the
-  joint needs once the contact forces act (eq. 9 per joint). Seated, it puts
-  the legs' weight, not a quarter of the body's, on the feet (sit-to-stand
-  vertical RMSE 16.9 -> 11.6 % BW); the joint moments from motion alone follow
-  OpenSim's at mean r 0.83 instead of 0.80 where the plates see all contact.
+  joint needs once the contact forces act (eq. 9 per joint). Seated, it moves
+  most of the load the even share put on the feet back onto the seat
+  (sit-to-stand vertical RMSE 16.9 -> 11.6 % BW); the joint moments from motion
+  alone follow OpenSim's at mean r 0.83 instead of 0.80 where the plates see
+  all contact (six trials, README).
 - *Sliding* (``sliding_speed`` v_s = 1 m/s): a point's activation is multiplied
   by ``exp(-(|v_t|/v_s)²)``, ``v_t`` its velocity along the surface. A loaded
   contact does not slide (static friction); a swing foot skimming the floor
