@@ -125,13 +125,13 @@ def joint_loads(dynamics: Dynamics, points: ContactPoints) -> JointLoads:
     return JointLoads(dynamics.joint_torque_world[:, joints], centres, carries[:, joints])
 
 
-def _per_frame_by_surface(dynamics: Dynamics, surfaces: tuple[Surface, ...], point_motion: tuple,
+def _per_frame_by_surface(dynamics: Dynamics, surfaces: tuple[Surface, ...], motion: tuple,
                           options: PerFrameOptions, torque_weight: float, constants: ContactConstants,
                           joints: JointLoads, frames: np.ndarray | slice = slice(None)) -> np.ndarray:
-    """Per-frame point forces (``per_frame``) on ``frames``, by surface: (S, T, K, 3) [N]; ``point_motion`` the
+    """Per-frame point forces (``per_frame``) on ``frames``, by surface: (S, T, K, 3) [N]; ``motion`` the
     contact points' positions and velocities (T, K, 3) and the body's centre of mass (T, 3), ``joints``
     (``joint_loads``) the joints of the effort term, over all frames."""
-    positions, velocities, centre_of_mass = point_motion
+    positions, velocities, centre_of_mass = motion
     weight = dynamics.model.total_mass * float(np.linalg.norm(dynamics.gravity))
     joints = JointLoads(joints.torque[frames], joints.centre[frames], joints.carries)
     return per_frame_forces(dynamics.root_wrench[frames], dynamics.root_origin[frames], positions[frames],
