@@ -163,9 +163,8 @@ def plates_see_all(contact, comparison) -> np.ndarray:
     """(T,) on the contact dynamics' frames: every foot the estimate loads stands on a plate (``covered``) and
     the estimate puts less than 2 % of the body weight on surfaces without plates (a box, a seat): the frames
     in which the reference, which has only the plates, sees all the contact."""
-    plated = [k for k in set(comparison.plate_surfaces) if k < contact.surface_force.shape[1]]
-    elsewhere = np.delete(contact.surface_force, plated, axis=1)[..., 2].sum(1)
-    frames = comparison.covered & (elsewhere < 0.02 * contact.body_weight)
+    from mocap_dynamics.solver.contact.plate_mass import load_off_plates
+    frames = comparison.covered & (load_off_plates(contact, comparison) < 0.02 * contact.body_weight)
     return np.interp(contact.dynamics.times, comparison.times, frames.astype(float)) > 0.5
 
 

@@ -48,11 +48,16 @@ class PlateMass:
                 f"residual {100 * self.spread:.1f} %)")
 
 
+def load_off_plates(contact: Contact, comparison: PlateComparison) -> np.ndarray:
+    """(T,) the vertical force [N] the estimate puts on surfaces no plate measures (a box, a seat)."""
+    plated = [k for k in set(comparison.plate_surfaces) if k < contact.surface_force.shape[1]]
+    return np.delete(contact.surface_force, plated, axis=1)[..., 2].sum(1)
+
+
 def full_support(contact: Contact, comparison: PlateComparison) -> np.ndarray:
     """(T,) True in the frames in which the plates carry the whole body (see the module docstring)."""
     weight = contact.body_weight
-    plated = [k for k in set(comparison.plate_surfaces) if k < contact.surface_force.shape[1]]
-    elsewhere = np.delete(contact.surface_force, plated, axis=1)[..., 2].sum(1)
+    elsewhere = load_off_plates(contact, comparison)
     with np.errstate(invalid="ignore"):
         supported = (comparison.measured[:, 2] > ELSEWHERE * weight) | (contact.root_wrench_without[:, 2]
                                                                       > ELSEWHERE * weight)
