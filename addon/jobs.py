@@ -109,18 +109,18 @@ class Job:
 
 class SteppedJob:
     """Work that must run on the main thread (Blender's render), a piece per tick: ``steps()`` makes a generator
-    that yields ``(fraction, message)`` after each piece (a frame) and returns the job's result; ``finish(value)``
-    turns that into ``result``. Between ticks the interface runs, and Esc stops the job between two pieces.
+    that yields ``(fraction, message)`` after each piece (a frame) and returns the job's ``result``. Between
+    ticks the interface runs, and Esc stops the job between two pieces.
 
     Started in the background (``start``), the job first pushes an undo step; cancelled, or stopped by an error,
     it closes the generator (which cleans up after itself: temporary files) and returns the scene to that undo
     step, exactly as it was. Same interface as ``Job``."""
 
-    def __init__(self, label: str, steps: Callable[[], Generator], finish: Callable = lambda value: value):
+    def __init__(self, label: str, steps: Callable[[], Generator]):
         self.label = label
         self.fraction, self.message = 0.0, label
         self.result, self.error, self.cancelled = None, None, False
-        self._make, self._finish = steps, finish
+        self._make = steps
         self._steps = None
         self._context = contextvars.copy_context()
         self._over, self._echo, self._undo = False, False, False
@@ -164,7 +164,7 @@ class SteppedJob:
             self.fraction, self.message = self._context.run(next, self._steps)
         except StopIteration as done:
             self._over = True
-            self.result = self._finish(done.value)
+            self.result = done.value
             return True
         except BaseException as error:
             self._steps = None  # a generator that raised is closed already

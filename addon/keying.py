@@ -81,6 +81,13 @@ def _fcurves(id_data: bpy.types.ID, action: bpy.types.Action):
     return bag.fcurves if bag is not None else ()
 
 
+def fcurve(id_data: bpy.types.ID, data_path: str, index: int = 0) -> bpy.types.FCurve | None:
+    """The F-curve of ``id_data``'s active action animating ``data_path`` (``index``), or None."""
+    anim = id_data.animation_data
+    curves = _fcurves(id_data, anim.action) if anim is not None and anim.action is not None else ()
+    return curves.find(data_path, index=index) if curves else None
+
+
 def read_channels(id_data: bpy.types.ID, action: bpy.types.Action | None = None) -> list[Channel]:
     """Every F-curve of ``action`` (default: ``id_data``'s active action) for ``id_data``, keys read whole with
     ``foreach_get``; each channel's interpolation is its first key's."""

@@ -10,8 +10,7 @@ import bpy
 
 #: Name -> RGBA (linear). Measured forces are orange, estimated ones green (as in Brubaker Fig. 1), root
 #: residuals red; torque disks magenta while the joint generates power, cyan while it absorbs it;
-#: the zero-gravity body's angular momentum yellow; renders draw the centre-of-mass path dark blue;
-#: gap-filled marker samples are violet.
+#: the zero-gravity body's angular momentum yellow; gap-filled marker samples are violet.
 COLOURS = {
     "marker": (0.9, 0.9, 0.9, 1.0),
     "marker_good": (0.1, 0.75, 0.2, 1.0),
@@ -29,8 +28,6 @@ COLOURS = {
     "torque_absorbing": (0.0, 0.75, 0.9, 1.0),
     "body": (0.55, 0.62, 0.75, 1.0),
     "angular_momentum": (1.0, 0.85, 0.0, 1.0),
-    "cm_trail": (0.02, 0.02, 0.1, 1.0),
-    "legend_ink": (0.02, 0.02, 0.02, 1.0),
 }
 
 

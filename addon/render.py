@@ -34,6 +34,7 @@ import bpy
 import numpy as np
 from mathutils import Vector
 
+from ..solver.constants import STANDARD_GRAVITY
 from ..solver.errors import InputError
 from ..solver.pipeline import Progress
 from . import render_framing, render_legend, render_looks, render_plots
@@ -128,7 +129,7 @@ def check(scene: bpy.types.Scene, options: RenderOptions,
 
 def _plot_data(collection: bpy.types.Collection, options: RenderOptions) -> render_plots.PlotData:
     rig = subject_rig(collection)
-    weight = 9.81 * sum(b["mass_kg"] for b in rig.data.bones) if rig and all(
+    weight = STANDARD_GRAVITY * sum(b["mass_kg"] for b in rig.data.bones) if rig and all(
         "mass_kg" in b for b in rig.data.bones) else None
     return render_plots.plot_data(collection, rig, options.joint, options.plates, weight)
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..solver.errors import InputError
 from ..solver.model.templates import ANATOMY
-from .keying import Channel, key_channels
+from .keying import Channel, fcurve, key_channels
 from .materials import COLOURS
 from .render_canvas import Canvas, flat_material
 from .render_looks import Palette
@@ -37,23 +37,6 @@ TEXT_SIZE = 0.024  # of the image height
 LINE, THIN = 3.0, 1.2  # curve and grid widths at 720 lines [px]
 #: A joint by the segment it moves: joint name (e.g. "knee_r") -> segment name ("shank_r").
 JOINT_SEGMENT = {a.origin: a.name for a in ANATOMY if a.parent is not None}
-
-
-def fcurve(owner: bpy.types.ID, data_path: str, index: int = 0) -> bpy.types.FCurve | None:
-    """The F-curve animating ``data_path`` of ``owner``: in its slot's channelbag (Blender 4.4+) or its action."""
-    anim = owner.animation_data
-    if anim is None or anim.action is None:
-        return None
-    slot = getattr(anim, "action_slot", None)
-    if slot is None:
-        return anim.action.fcurves.find(data_path, index=index)
-    for layer in anim.action.layers:
-        for strip in layer.strips:
-            bag = strip.channelbag(slot)
-            curve = bag.fcurves.find(data_path, index=index) if bag is not None else None
-            if curve is not None:
-                return curve
-    return None
 
 
 def keyed_values(owner: bpy.types.ID, prop: str, frames: np.ndarray) -> np.ndarray:
@@ -146,7 +129,7 @@ class _Axes:
         return self.bottom + (np.asarray(values) - self.low) / (self.high - self.low) * self.height
 
 
-def _plot(canvas: Canvas, palette: Palette, box: _Axes, x: np.ndarray, title: str, unit: str,
+def _plot(canvas: Canvas, palette: Palette, box: _Axes, title: str, unit: str,
           keys: list[tuple[str, str]], size: float, time_ticks: list[tuple[float, str]], name: str) -> None:
     """Title, key, grid, value ticks and axes of one plot (the curves come after)."""
     ink, faint = flat_material("ink", palette.ink), flat_material("faint", palette.faint)
@@ -220,7 +203,7 @@ def draw(canvas: Canvas, palette: Palette, panel: float, data: PlotData, frames:
             keys = [(label, kind) for _, kind, label in series]
             if data.body_weight:
                 keys.append(("body weight", "faint"))
-            _plot(canvas, palette, box, x, "Vertical ground reaction force", "N", keys, size, ticks, name)
+            _plot(canvas, palette, box, "Vertical ground reaction force", "N", keys, size, ticks, name)
             if data.body_weight:
                 weight = float(box.y(data.body_weight))
                 dashes = [np.array([[a, weight], [min(a + 8 * scale, box_right), weight]])
@@ -238,7 +221,7 @@ def draw(canvas: Canvas, palette: Palette, panel: float, data: PlotData, frames:
             high = max(float(np.nanmax(torque)) if np.isfinite(torque).any() else 0.0, 1.0)
             box = _Axes(box_left, bottom, box_right - box_left, box_top - bottom, 0.0, 1.05 * high)
             kinds = ["torque_absorbing", "torque_generating"]
-            _plot(canvas, palette, box, x, f"{_joint_label(data.joint)} torque", "N·m",
+            _plot(canvas, palette, box, f"{_joint_label(data.joint)} torque", "N·m",
                   [("generating", kinds[1]), ("absorbing", kinds[0])], size, ticks, name)
             runs, colours = _runs(x, box.y(torque), (np.nan_to_num(power) > 0).astype(int))
             if runs:
