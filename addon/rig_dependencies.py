@@ -26,7 +26,7 @@ _CHAIN_CONSTRAINTS = ("IK", "SPLINE_IK")
 def path_bone(data_path: str) -> str | None:
     """The bone a property path starts under (``pose.bones["X"]…`` or ``bones["X"]…``), or None."""
     found = _BONE_PATH.match(data_path)
-    return re.sub(r"\\(.)", r"\1", found.group(1)) if found else None
+    return bpy.utils.unescape_identifier(found.group(1)) if found else None
 
 
 def rig_drivers(ob: bpy.types.Object) -> list[tuple[bpy.types.AnimData, bpy.types.FCurve]]:
@@ -41,7 +41,7 @@ def _driver_reads(fcurve: bpy.types.FCurve) -> set[str]:
     for variable in fcurve.driver.variables:
         for target in variable.targets:
             names.add(target.bone_target)
-            names.update(re.sub(r"\\(.)", r"\1", n) for n in _BONE_PATH.findall(target.data_path or ""))
+            names.update(bpy.utils.unescape_identifier(n) for n in _BONE_PATH.findall(target.data_path or ""))
     return names
 
 
