@@ -21,7 +21,7 @@ from ...errors import InputError
 from ...io.trial import Trial
 from .gaps import Gaps, find_gaps
 from .pca import MIN_TRAINING_FRAMES, TEST_GAPS, expected_error, meet_ends, pca_fill
-from .rigid import MIN_DONORS, rigid_fill
+from .rigid import MIN_DONORS, donor_candidates, rigid_fill
 from .spline import DEGREES, spline_fill
 from ...report_schema import GapFillSummary
 
@@ -138,13 +138,16 @@ def fill_gaps(trial: Trial, options: GapFillOptions = GapFillOptions(),
     spline_ok = _spline_support(present, gaps)
     filling = _Filling(trial, present, gaps, options)
     queued = {"spline": [], "pca": []}  # filled marker by marker, all of a marker's gaps at once
+    donors = {}  # marker -> its rigid fill's candidate donors (``rigid.donor_candidates``)
     for g, (m, start, stop) in enumerate(zip(gaps.marker, gaps.start, gaps.stop)):
         candidates, filling.outcome[g] = _candidates(options, (stop - start) / trial.rate, spline_ok[g])
         for name in candidates:
             if name != "rigid":
                 queued[name].append(g)
                 break
-            positions = rigid_fill(trial.markers, present, m, start, stop, mates[m])
+            if m not in donors:
+                donors[m] = donor_candidates(trial.markers, m, mates[m])
+            positions = rigid_fill(trial.markers, present, m, start, stop, mates[m], donors[m])
             if positions is not None:
                 filling.put(g, positions, "rigid")
                 break
@@ -217,6 +220,9 @@ class _Filling:
         options, length = self.options, int(self.gaps.length[g])
         if options.method != "auto" or length / self.trial.rate <= options.pca_max_s + 1e-9:
             return True
+        if not options.pca_trusted_error_m:
+            self.outcome[g] += f"; longer than pca_max_s = {options.pca_max_s:g} s"
+            return False
         m = self.gaps.marker[g]
         if (m, length) not in self.tested:
             self.tested[m, length] = expected_error(self.trial.markers, self.present, m, length)
@@ -253,8 +259,7 @@ def _candidates(options: GapFillOptions, seconds: float, spline_ok: bool) -> tup
     if options.method == "auto":
         if spline_ok and seconds <= options.spline_max_s + 1e-9:
             return ("spline",), ""
-        return ("rigid", "pca") if seconds <= options.pca_max_s + 1e-9 or options.pca_trusted_error_m else \
-            ("rigid",), ""
+        return ("rigid", "pca"), ""  # PCA beyond pca_max_s only when tested (``_Filling._pca_trusted``)
     if options.method == "spline" and not spline_ok:
         return (), f"a spline needs {SPLINE_SUPPORT} measured samples on each side of the gap"
     return (options.method,), ""

@@ -53,18 +53,20 @@ def well_spread(points: np.ndarray) -> bool:
 
 
 def rigid_fill(markers: np.ndarray, present: np.ndarray, marker: int, start: int, stop: int,
-               mates) -> np.ndarray | None:
+               mates, candidates: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray | None:
     """Positions ``(stop - start, 3)`` of ``marker`` over its gap ``start:stop`` from its ``mates`` (the other
-    markers of its segment) and its rigid neighbours (``donor_candidates``), ``markers`` ``(T, M, 3)``; None
-    when too few of them are measured throughout the gap and at its measured ends and move rigidly together."""
+    markers of its segment) and its rigid neighbours (``donor_candidates``, computed here unless given: they
+    depend on the marker only), ``markers`` ``(T, M, 3)``; None when too few of them are measured throughout
+    the gap and at its measured ends and move rigidly together."""
     ends = [f for f in (start - 1, stop) if 0 <= f < len(markers)]
     frames = np.r_[start:stop, ends]
-    candidates, spread = donor_candidates(markers, marker, mates)
+    candidates, spread = candidates or donor_candidates(markers, marker, mates)
     measured = present[frames][:, candidates].all(axis=0)
     n_mates = len(mates)
+    window = markers[frames]
     donors = []
     for k in np.flatnonzero(measured):
-        if k < n_mates or _rigid_with(markers[frames], candidates[donors], candidates[k]):
+        if k < n_mates or _rigid_with(window, candidates[donors], candidates[k]):
             donors.append(k)
     weights = 1.0 / (spread[donors] ** 2 + DISTANCE_SD_FLOOR ** 2)
     donors = candidates[donors]
