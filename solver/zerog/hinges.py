@@ -36,11 +36,10 @@ BALL_SEQUENCE = "YXZ"
 @dataclass(frozen=True)
 class Hinges:
     """The model's joints as 1-DoF hinges ``1 .. J-1`` (0 is the floating base): ``segment[j]`` the model
-    segment and ``component[j]`` which of its joint coordinates hinge ``j`` is; ``first[s]`` the first hinge
-    of segment ``s`` (-1: the root and welds); ``names``: ``segment:k``."""
+    segment hinge ``j`` moves; ``first[s]`` the first hinge of segment ``s`` (-1: the root and welds), its
+    joint coordinates being hinges ``first[s] ..``; ``names``: ``segment:k``."""
 
     segment: np.ndarray
-    component: np.ndarray
     first: np.ndarray
     names: tuple[str, ...]
 
@@ -52,7 +51,7 @@ class Hinges:
 
 def hinges(model: BodyModel) -> Hinges:
     """The hinges of ``model`` in the paper's numbering (module doc)."""
-    segment, component, names = [0], [0], [f"{model.segments[0].name}:base"]
+    segment, names = [0], [f"{model.segments[0].name}:base"]
     first = np.full(len(model.segments), -1, dtype=np.int64)
     for k in dfs_order(model)[1:]:
         s = model.segments[k]
@@ -61,9 +60,8 @@ def hinges(model: BodyModel) -> Hinges:
             first[k] = len(segment)
         for c in range(n):
             segment.append(k)
-            component.append(c)
             names.append(f"{s.name}:{c}")
-    return Hinges(np.array(segment), np.array(component), first, tuple(names))
+    return Hinges(np.array(segment), first, tuple(names))
 
 
 def _ball_columns(euler: np.ndarray) -> np.ndarray:

@@ -7,9 +7,9 @@ cubic B-spline (``scipy.interpolate.BSpline``) with uniform knots; its first thr
 points are the start and end angles, so the motion starts and ends at rest with zero acceleration, like
 the quintic (the §6 constraints, met by construction); ``n_knots`` interior control points per joint are
 free. Joints that do not move between the postures stay put. The torques ``τ`` are those of the body
-floating with zero momentum and no gravity (``_floating_torques``: ``free_floating.floating_frame`` and the
-RNEA on the model's tree, ``Q = Jᵀ n`` for the balls' hinges); the integral is the trapezoidal sum over the
-frames.
+floating with zero momentum and no gravity (``_floating_torques``: ``free_floating.floating_frame``, whose
+RNEA and mass matrix on the model's tree give them, ``Q = Jᵀ n`` for the balls' hinges); the integral is
+the trapezoidal sum over the frames.
 
 Optimiser: the paper takes Newton steps on ``F(q_ij, λ_k)`` with the gradient of Lo & Metaxas; as the
 cost is a sum of squares, we minimise it as least squares of the residuals ``r = √w_t τ_k(t)``
@@ -31,7 +31,6 @@ from scipy.optimize import least_squares
 
 from ..algorithms.crba import crba_workspace
 from ..algorithms.kinematics import make_data
-from ..algorithms.rnea import frame_rnea
 from ..errors import SolverError
 from ..kernels import in_parallel, small
 from ..model.body import BodyModel
@@ -48,13 +47,17 @@ STEP = 1e-6
 def _floating_torques(tree, first, theta, rate, acc, q, v, a, still, data, cw, scratch, out):
     """The hinges' torques (J) of the body floating with zero momentum and no gravity, one frame: the model's
     coordinates of the hinge motion (root unturned), the base from ``floating_frame`` (``still``: zero momentum
-    (6,)), the RNEA of the whole motion, ``Q = Jᵀ n`` for the balls."""
+    (6,)), the joints' generalized forces of the whole motion, ``Q = Jᵀ n`` for the balls. ``floating_frame``
+    leaves the RNEA with the base acceleration ``a_b = 0`` in ``scratch.tau`` and the mass matrix in
+    ``cw.matrix``; the RNEA is linear in the accelerations, so the whole motion's forces are
+    ``τ + M[:, 0:6] a_b``."""
     for k in range(7):
         q[k] = 1.0 if k == 3 else 0.0
     model_state(tree, first, theta, rate, acc, q, v, a)
     floating_frame(tree, q, v, a, still, scratch.no_gravity, data, cw, scratch)
-    frame_rnea(tree, q, v, a, scratch.no_gravity, scratch.no_ext, scratch.no_points, scratch.no_points,
-               scratch.no_points, data, scratch.force, scratch.torque, scratch.tau)
+    for j in range(6, tree.nv):
+        for k in range(6):
+            scratch.tau[j] += cw.matrix[j, k] * a[k]
     hinge_torques(tree, first, theta, scratch.tau, out)
 
 
