@@ -42,7 +42,7 @@ def main() -> int:
     print(f"[demo] wrote the sample recording: {sample['c3d']} and {sample['trc']}", flush=True)
     # The sample's subject is known (it was generated), so its mass is given rather than assumed.
     code = process_trial.main([str(sample["c3d"]), "--mass", str(MASS), "--out", str(out / "demo.blend"),
-                               "--report", str(out / "report.json"), "--tables", str(out / "tables")])
+                               "--report", str(out / "report.json"), "--tables", str(out / "tables"), "--plots"])
     if code:
         return code
     code = render_overlay.main([str(out / "demo.blend"), "--out", str(out), "--still", str(STILL_FRAME)])

@@ -29,7 +29,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("input", help="a .c3d or .trc recording")
     parser.add_argument("--out", help="save the scene to this .blend file")
     parser.add_argument("--report", help="write a JSON report to this file")
-    parser.add_argument("--tables", help="write angles (.mot/.csv), torques (.sto/.csv) and plots to this folder")
+    parser.add_argument("--tables", help="write angles (.mot/.csv), torques (.sto/.csv) and (with --plots) plots "
+                                         "to this folder")
     parser.add_argument("--per-kg", action="store_true", help="torque and force curves per kg body mass")
     add_pipeline_arguments(parser)
     return parser.parse_args(argv)
@@ -65,7 +66,7 @@ def run(args: argparse.Namespace) -> dict:
             report["tables"] = {"files": [str(p) for p in written], "notes": notes}
         if report_path:
             write_text(make_folder(report_path.parent, "--report") / report_path.name, json.dumps(report, indent=2))
-    for path, what in ((blend, "saved"), (tables, "wrote the tables and plots to"), (report_path, "wrote")):
+    for path, what in ((blend, "saved"), (tables, "wrote the tables to"), (report_path, "wrote")):
         if path:
             log(1.0, f"{what} {path}")
     print(summary(report), end="", flush=True)

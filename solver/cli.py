@@ -126,6 +126,9 @@ PIPELINE_FLAGS = {
         ("--opensim", "opensim", {"action": "store_true", "help": "also write OUT/opensim/: the model (.osim), "
                                                                  "coordinates, external loads and moments as "
                                                                  "OpenSim files"}, False),
+        ("--plots", "plots", {"action": "store_true", "help": "also draw the plots as PNG (marker errors, OTM "
+                                                             "convergence, joint torques, GRF; needs matplotlib)"},
+         False),
     ),
     "zero gravity": (
         ("--zero-gravity", "zero_gravity.kind", {"choices": ZERO_GRAVITY_KINDS, "help": "the zero-gravity variant "
@@ -253,7 +256,7 @@ def log(fraction: float, message: str) -> None:
 
 
 def solve(path: str | Path, options: PipelineOptions, out: str | Path) -> dict:
-    """Run the pipeline on one recording; write report.json, report.txt, the tables and the plots into ``out``
+    """Run the pipeline on one recording; write report.json, report.txt, the tables (and plots) into ``out``
     (checked and created first), all together at the end; return the report."""
     out = writable_folder(out, "--out")
     with staged_outputs():
@@ -264,7 +267,7 @@ def solve(path: str | Path, options: PipelineOptions, out: str | Path) -> dict:
         write_text(out / "report.json", json.dumps(report, indent=2))
         text = summary(report)
         write_text(out / "report.txt", text)
-    log(1.0, f"wrote report.json, report.txt and {len(written)} tables and plots to {out}"
+    log(1.0, f"wrote report.json, report.txt and {len(written)} files to {out}"
         + "".join(f"; {note}" for note in notes))
     print(text, end="", flush=True)
     return report

@@ -34,7 +34,7 @@ READ_BY = {"import_options": "import", "grf": "import", "template": "calibrate",
            "gap_fill": "gap_fill",
            "method": "reconstruct", "otm_mode": "reconstruct", "tolerance": "reconstruct", "cutoff": "dynamics",
            "derivatives": "dynamics", "contact_forces": "contact", "surfaces": "contact",
-           "zero_gravity": "zero_gravity", "until": None, "opensim": None}
+           "zero_gravity": "zero_gravity", "until": None, "opensim": None, "plots": None}
 #: Options that name files, taken from an options file's folder when relative.
 PATHS = ("static", "markerset", "grf", "opensim_model")
 
@@ -62,8 +62,10 @@ class PipelineOptions:
     per-frame forces, the plane for springs). The defaults are the combination validated against force
     plates (README). ``zero_gravity``: which zero-gravity variant the last stage simulates.
     ``opensim``: the results also include the OpenSim model, coordinates, loads and moments
-    (``solver.opensim.export``). ``opensim_model``: an OpenSim model (.osim) whose segment masses, CM and
-    inertia replace the inertia table's where its bodies map onto ours (``solver.opensim.inertia``).
+    (``solver.opensim.export``); ``plots``: and the PNG plots (``solver.plots``; needs matplotlib; off by
+    default: drawing them takes longer than the steps of a short trial). ``opensim_model``: an OpenSim model
+    (.osim) whose segment masses, CM and inertia replace the inertia table's where its bodies map onto ours
+    (``solver.opensim.inertia``).
     """
 
     import_options: ImportOptions = ImportOptions()
@@ -84,6 +86,7 @@ class PipelineOptions:
     surfaces: str | None = None
     zero_gravity: ZeroGravityOptions = ZeroGravityOptions()
     opensim: bool = False
+    plots: bool = False
     opensim_model: str | None = None
 
     def __post_init__(self):
@@ -110,9 +113,10 @@ class PipelineOptions:
                              f"use {' or '.join(SCHEMES)}")
         if self.cutoff is None or self.cutoff == "None":
             object.__setattr__(self, "cutoff", "none")
-        if not isinstance(self.opensim, bool):
-            raise InputError(f"Option {option('opensim', self.opensim)} is not true or false",
-                             "set it to true or false")
+        for name in ("opensim", "plots"):
+            if not isinstance(getattr(self, name), bool):
+                raise InputError(f"Option {option(name, getattr(self, name))} is not true or false",
+                                 "set it to true or false")
         for name, optional in (("mass", True), ("tolerance", False), ("cutoff", True)):
             if name == "cutoff" and self.cutoff in ("auto", "none"):
                 continue

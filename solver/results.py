@@ -40,11 +40,11 @@ def angles_table(motion: Motion) -> Table:
     return Table(columns=columns, data=data, header={}, in_degrees=True, name="Mocap Dynamics joint angles")
 
 
-def write_results(result, folder: str | Path, opensim: bool | None = None,
+def write_results(result, folder: str | Path, opensim: bool | None = None, plots: bool | None = None,
                   flag: str = "the results folder") -> tuple[list[Path], list[str]]:
-    """Every table and plot the result allows, into ``folder`` (created; ``flag`` names it in messages), and
-    the OpenSim files when ``opensim`` (default: the run's ``opensim`` option); returns the files and notes on
-    what was not written.
+    """Every table the result allows, into ``folder`` (created; ``flag`` names it in messages), the plots when
+    ``plots`` and the OpenSim files when ``opensim`` (default: the run's ``plots`` and ``opensim`` options);
+    returns the files and notes on what was not written.
 
     The files appear together when the writing is done (or, inside a command's ``staged_outputs``, when the
     command is), with the folder's manifest; the previous run's files that this one does not write again
@@ -72,14 +72,16 @@ def write_results(result, folder: str | Path, opensim: bool | None = None,
             table = grf_table(result.contact)
             written += [write_table(table, folder / f"{name}_grf_estimated{suffix}")
                         for suffix in (".mot", ".csv")]
-        plots, plot_notes = write_plots(result, folder, name)
-        notes += plot_notes
+        drawn = []
+        if result.options.plots if plots is None else plots:
+            drawn, plot_notes = write_plots(result, folder, name)
+            notes += plot_notes
         if result.options.opensim if opensim is None else opensim:
             from .opensim.export import write_opensim  # only when asked for
 
             files, opensim_notes = write_opensim(result, folder)
             written, notes = written + files, notes + opensim_notes
-    return written + plots, notes
+    return written + drawn, notes
 
 
 def write_plots(result, folder: Path, name: str) -> tuple[list[Path], list[str]]:

@@ -41,7 +41,7 @@ def trials(tmp_path_factory):
 @pytest.fixture(scope="module")
 def local_run(trials, tmp_path_factory):
     out = tmp_path_factory.mktemp("batch") / "out"
-    return batch(trials, "--out", out, "--jobs", "2", "--mass", MASS), out
+    return batch(trials, "--out", out, "--jobs", "2", "--mass", MASS, "--plots"), out
 
 
 def test_a_corrupt_file_is_reported_and_does_not_stop_the_batch(local_run):

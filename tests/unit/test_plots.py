@@ -30,7 +30,7 @@ def _pngs(folder) -> dict:
 
 
 def test_every_plot_is_written_when_every_stage_ran(walk, tmp_path):
-    written, notes = write_results(walk, tmp_path)
+    written, notes = write_results(walk, tmp_path, plots=True)
     pngs = _pngs(tmp_path)
     assert set(pngs) == PLOTS and notes == []
     assert set(pngs.values()) <= set(written)
@@ -39,10 +39,19 @@ def test_every_plot_is_written_when_every_stage_ran(walk, tmp_path):
     assert not list(tmp_path.glob(".*partial*")), "no temporary files left"
 
 
+def test_plots_are_drawn_only_when_asked_for(walk, tmp_path):
+    written, notes = write_results(walk, tmp_path)
+    assert _pngs(tmp_path) == {} and notes == [] and written, "tables only, by default"
+    written, _ = write_results(walk, tmp_path, plots=False)
+    assert _pngs(tmp_path) == {}
+    written, _ = write_results(replace(walk, options=replace(walk.options, plots=True)), tmp_path)
+    assert set(_pngs(tmp_path)) == PLOTS, "the run's own plots option"
+
+
 def test_grf_plot_shows_measured_orange_and_estimated_green(walk, tmp_path):
     from matplotlib.image import imread
 
-    write_results(walk, tmp_path)
+    write_results(walk, tmp_path, plots=True)
     pixels = imread(_pngs(tmp_path)["grf"])[..., :3].reshape(-1, 3)
     for kind in ("force_measured", "force_estimated"):
         close = np.abs(pixels - srgb(kind)).max(axis=1) < 0.02
@@ -52,28 +61,28 @@ def test_grf_plot_shows_measured_orange_and_estimated_green(walk, tmp_path):
 
 def test_plots_need_their_stage(walk, tmp_path):
     stopped = replace(walk, options=replace(walk.options, until="dynamics"), contact=None, plate_comparison=None)
-    _, notes = write_results(stopped, tmp_path)
+    _, notes = write_results(stopped, tmp_path, plots=True)
     assert set(_pngs(tmp_path)) == PLOTS - {"grf"}
     assert notes == ["grf plot not written: the contact stage was not run (the run stopped after dynamics)"]
 
 
 def test_plots_only_from_data_the_motion_has(walk, tmp_path):
     bare = Motion.from_q(walk.model, walk.motion.times, walk.motion.q, "simulation")  # no OTM record
-    _, notes = write_results(replace(walk, motion=bare), tmp_path)
+    _, notes = write_results(replace(walk, motion=bare), tmp_path, plots=True)
     assert set(_pngs(tmp_path)) == {"torques", "grf"}
     assert any(n.startswith("marker_errors plot not written") and "no marker errors" in n for n in notes)
     assert any(n.startswith("convergence plot not written") and "simulation" in n for n in notes)
 
 
 def test_without_plates_the_grf_plot_shows_the_estimate(walk, tmp_path):
-    _, notes = write_results(replace(walk, plate_comparison=None), tmp_path)
+    _, notes = write_results(replace(walk, plate_comparison=None), tmp_path, plots=True)
     assert "grf" in _pngs(tmp_path)
     assert notes == ["grf plot shows the estimate only: the trial has no force plates"]
 
 
 def test_without_matplotlib_the_tables_are_still_written(walk, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    written, notes = write_results(walk, tmp_path)
+    written, notes = write_results(walk, tmp_path, plots=True)
     assert not _pngs(tmp_path) and len(notes) == 1 and "matplotlib" in notes[0]
     assert {p.suffix for p in written} == {".mot", ".csv", ".sto", ".trc"}
 

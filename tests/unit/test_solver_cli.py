@@ -33,7 +33,7 @@ def sample(tmp_path_factory):
 
 def test_sample_to_report_tables_and_plots(sample, tmp_path):
     out = tmp_path / "out"
-    done = solver(sample["c3d"], "--out", out, "--mass", MASS)
+    done = solver(sample["c3d"], "--out", out, "--mass", MASS, "--plots")
     assert done.returncode == 0, done.stderr
     assert "[mocap_dynamics] reconstructing" in done.stdout and "Mocap Dynamics report for" in done.stdout
     report = json.loads((out / "report.json").read_text())
