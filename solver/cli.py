@@ -260,7 +260,7 @@ def solve(path: str | Path, options: PipelineOptions, out: str | Path) -> dict:
     (checked and created first), all together at the end; return the report."""
     out = writable_folder(out, "--out")
     with staged_outputs():
-        result = run(path, options, log)
+        result = run(path, options, log, compile_ahead=True)
         written, notes = write_results(result, out, flag="--out")
         report = result.report()
         report["tables"] = {"files": [str(p) for p in written], "notes": notes}

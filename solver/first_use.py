@@ -1,20 +1,124 @@
 """Compile the solver's kernels ahead of their first use.
 
 numba compiles a kernel the first time it runs and caches it on disk (``NUMBA_CACHE_DIR``): the first run of
-each stage waits for it. ``compile_kernels`` runs the default pipeline on the project's own short sample walk
-(``solver.sample``), which compiles every kernel a default run needs with the argument types real trials give
-them, so the Blender extension can do it in the background right after it is enabled.
+each stage waits for it, and a compile uses one core. Two ways to wait less:
+
+- ``compile_kernels`` runs the default pipeline on the project's own short sample walk (``solver.sample``),
+  which compiles every kernel a default run needs with the argument types real trials give them, so the
+  Blender extension can do it in the background right after it is enabled;
+- ``CompileAhead``: on a first run (the later steps' kernels not in the cache yet), a forked helper process
+  compiles the kernels of the steps after ``reconstruct`` (``compile_after_reconstruct``) while this process
+  compiles and runs OTM's; ``pipeline.run`` waits for the helper before those steps and then loads the kernels
+  from the cache. Where ``os.fork`` does not exist (Windows) each kernel is compiled when first used, as before.
 """
 
 from __future__ import annotations
 
+import contextvars
+import os
+import signal
+import sys
 import tempfile
 
-from .pipeline import PipelineOptions, Progress, run
+import numpy as np
+
+from .kinematics.motion import Motion
+from .kinematics.reconstruct import continuous_quaternions
+from .model.fit import fit_segments
+from .options import PipelineOptions
 from .sample import write_sample
+from .stages import STEPS, Progress
+
+#: The steps whose kernels ``CompileAhead``'s helper compiles.
+AFTER_RECONSTRUCT = ("dynamics", "contact", "zero_gravity")
+
+
+def _quiet(fraction: float, message: str) -> None:
+    pass
 
 
 def compile_kernels(progress: Progress) -> None:
     """Run every default stage once on the sample walk (its results are dropped)."""
+    from .pipeline import run
+
     with tempfile.TemporaryDirectory(prefix="mocap-dynamics-") as folder:
         run(write_sample(folder)["c3d"], PipelineOptions(), progress)
+
+
+def compile_after_reconstruct() -> None:
+    """Compile the kernels of the steps after ``reconstruct`` without OTM's: the default steps on the sample
+    walk, with its motion fitted segment by segment (``model.fit``) instead of reconstructed."""
+    with tempfile.TemporaryDirectory(prefix="mocap-dynamics-") as folder:
+        path, options, state = write_sample(folder)["c3d"], PipelineOptions(), {}
+        for step in STEPS:
+            if step.name != "reconstruct":
+                state.update(step.compute(path, state, options, _quiet))
+                continue
+            trial, model = state["gap_fill"].trial, state["model"]
+            q = continuous_quaternions(model, fit_segments(model, trial.labels, trial.markers).q)
+            state["motion"] = Motion.from_q(model, trial.times, q, "otm", converged=np.ones(len(q), dtype=bool))
+
+
+def _later_kernels() -> tuple:
+    from .contact.per_frame import _solve_frames
+    from .dynamics.energy import _segment_motion
+    from .dynamics.inverse import _rnea_frames
+    from .zerog.free_floating import _integrate
+
+    return _rnea_frames, _solve_frames, _integrate, _segment_motion
+
+
+def _cached(kernel) -> bool:
+    """Whether numba's disk cache holds ``kernel`` compiled from its current source (numba's cache index, an
+    internal interface: anything unexpected counts as cached, so that nothing is started)."""
+    try:
+        return bool(kernel._cache._cache_file._load_index())
+    except Exception:
+        return True
+
+
+class CompileAhead:
+    """A forked helper process running ``compile_after_reconstruct`` (module docstring)."""
+
+    def __init__(self, pid: int):
+        self.pid = pid
+
+    @classmethod
+    def start(cls, options: PipelineOptions) -> "CompileAhead | None":
+        """The helper, when this run reaches a step after ``reconstruct``, this platform can fork and one of
+        those steps' kernels is not in numba's cache; None otherwise."""
+        if not hasattr(os, "fork") or not options.runs(AFTER_RECONSTRUCT[0]) or \
+                all(_cached(kernel) for kernel in _later_kernels()):
+            return None
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:  # the helper: silent; its only trace is numba's cache
+            code = 1
+            try:
+                silent = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(silent, 1)
+                os.dup2(silent, 2)
+                contextvars.Context().run(compile_after_reconstruct)  # none of the caller's staged outputs
+                code = 0
+            finally:
+                os._exit(code)
+        return cls(pid)
+
+    def wait(self) -> None:
+        """Until the helper has finished (its kernels are then in the cache)."""
+        if self.pid:
+            try:
+                os.waitpid(self.pid, 0)
+            except ChildProcessError:
+                pass
+            self.pid = 0
+
+    def stop(self) -> None:
+        """End the helper if it still runs (the run stopped early or was interrupted)."""
+        if self.pid:
+            try:
+                os.kill(self.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+            self.wait()

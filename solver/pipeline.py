@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .contact import Contact, PlateComparison
+from .first_use import AFTER_RECONSTRUCT, CompileAhead
 from .dynamics import Dynamics
 from .io.trial import Trial
 from .kinematics import Motion
@@ -78,15 +79,30 @@ class PipelineResult:
 
 
 def run(path: str | Path, options: PipelineOptions = PipelineOptions(), progress: Progress = _no_progress,
-        previous: PipelineResult | None = None) -> PipelineResult:
+        previous: PipelineResult | None = None, compile_ahead: bool = False) -> PipelineResult:
     """Run the pipeline on one recording (C3D or TRC) and return every stage's result.
 
     ``previous``: an earlier result on the same file; a step is reused from it when the step before it was
-    reused (or it is the first) and its key (options and files it reads) is unchanged."""
+    reused (or it is the first) and its key (options and files it reads) is unchanged. ``compile_ahead``: on
+    a first run, a helper process compiles the later steps' kernels meanwhile (``first_use.CompileAhead``;
+    for a process of its own such as the CLI, not inside Blender)."""
     state, steps, timings, reused = {}, {}, {}, []
+    ahead = CompileAhead.start(options) if compile_ahead else None
+    try:
+        _run_steps(path, options, progress, previous, ahead, state, steps, timings, reused)
+    finally:
+        if ahead is not None:
+            ahead.stop()
+    return PipelineResult(source=str(path), options=options, **state, timings=timings, reused=tuple(reused),
+                          steps=steps)
+
+
+def _run_steps(path, options, progress, previous, ahead, state, steps, timings, reused) -> None:
     for step in STEPS:
         if not step.runs(options):
             continue
+        if ahead is not None and step.name in AFTER_RECONSTRUCT:
+            ahead.wait()
         key = step.key(path, options)
         earlier = previous.steps.get(step.name) if previous is not None else None
         if earlier is not None and earlier.key == key and (step.after is None or step.after in reused):
@@ -99,5 +115,3 @@ def run(path: str | Path, options: PipelineOptions = PipelineOptions(), progress
             timings[step.name] = time.perf_counter() - started
         steps[step.name] = StepRun(key, outputs)
         state.update(outputs)
-    return PipelineResult(source=str(path), options=options, **state, timings=timings, reused=tuple(reused),
-                          steps=steps)

@@ -79,7 +79,7 @@ def reconstruct(trial: Trial, model: BodyModel, method: str = "otm", mode: str =
     seconds = time.perf_counter() - started
     if mode == "fast":
         norm = np.linalg.norm(nat.constraints(nat.from_q(q)), axis=-1)
-    q = _continuous(model, q)
+    q = continuous_quaternions(model, q)
     errors = np.linalg.norm(model.marker_positions(q) - frames.measured, axis=-1)
     objective = 0.5 * np.sum(frames.weights * np.nan_to_num(errors) ** 2, axis=1)
     no_data = undetermined[:, 0]
@@ -236,7 +236,7 @@ def _tracked(nat: NaturalModel, markers: np.ndarray, targets: np.ndarray, weight
     return Driving(np.vstack(rows), np.concatenate(values), np.concatenate(row_weights))
 
 
-def _continuous(model: BodyModel, q: np.ndarray) -> np.ndarray:
+def continuous_quaternions(model: BodyModel, q: np.ndarray) -> np.ndarray:
     """Quaternions (root and ball joints) with no sign flips between frames."""
     q = q.copy()
     for s, i in zip(model.segments, model.q_starts):
