@@ -6,7 +6,10 @@ cost being the RMS residual of the functional joint (``functional_joints``):
 SCoRE when both clusters have three markers or more, else a sphere fit in the
 frame of the one that has a frame (the other's points move on spheres about
 the joint centre). A joint whose centre lies farther than ``REACH`` from
-either cluster's markers is implausible and not used. A joint centre is fixed
+either cluster's markers is implausible and not used. Clusters that stand still in the world
+(``still_clusters``: planted feet) fit any joint with each other and share every moving cluster's joint
+with the world, so two still clusters are never joined, and a joint with a still cluster must lie nearer
+its markers than any other still cluster's (a shank joins its own foot). A joint centre is fixed
 in both clusters, so it joins both as a virtual point: a cluster of one or two
 markers then gets a frame from its markers and its joint centres, and the
 clusters still apart are joined, best joint first, with those points (Kirk et
@@ -21,6 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .functional_joints import Frames, JointFit, cluster_shape, fit_in_parent, rigid_frames, score
+from .still_clusters import is_still
 
 #: A joint centre must lie within this distance [m] (median over frames) of a marker of each cluster.
 REACH = 0.45
@@ -80,6 +84,7 @@ class _Cluster:
 
     def __init__(self, points: np.ndarray):
         self.markers = points
+        self.still = is_still(points, range(points.shape[1]))
         self.extra: list[np.ndarray] = []
         self._frames: Frames | None = None
 
@@ -119,15 +124,29 @@ def _spread(frames: Frames, moving: np.ndarray, centre: np.ndarray) -> float:
     return float(np.sqrt(np.nanmean(angle ** 2)))
 
 
-def _fit(a: _Cluster, b: _Cluster, ia: int, ib: int) -> tuple[float, int, JointFit] | None:
-    """Best plausible joint between clusters a and b: (rms, index of the cluster whose frame holds it, fit)."""
+def _own_still(centre: np.ndarray, still: _Cluster, others: list) -> bool:
+    """Whether the joint ``centre`` lies nearer the still cluster ``still`` than every other one (median
+    over frames of the distance to the nearest marker)."""
+    def gap(c: _Cluster) -> float:
+        with np.errstate(invalid="ignore"):
+            return float(np.nanmedian(np.nanmin(np.linalg.norm(c.markers - centre[:, None], axis=-1), axis=1)))
+    own = gap(still)
+    return all(own < gap(c) for c in others if c is not still)
+
+
+def _fit(a: _Cluster, b: _Cluster, ia: int, ib: int, still: list) -> tuple[float, int, JointFit] | None:
+    """Best plausible joint between clusters a and b: (rms, index of the cluster whose frame holds it, fit);
+    ``still`` the clusters that stand still."""
+    if a.still and b.still:
+        return None
     if a.markers.shape[1] >= 3 and b.markers.shape[1] >= 3:
         candidates = [(ia, score(a.frames, b.frames))]
     else:
         candidates = [(owner_index, fit_in_parent(owner.frames, other.points))
                       for owner_index, owner, other in ((ia, a, b), (ib, b, a)) if owner.framed]
     plausible = [(fit.rms, owner, fit) for owner, fit in candidates
-                 if fit is not None and _near(fit.world, a.markers) and _near(fit.world, b.markers)]
+                 if fit is not None and _near(fit.world, a.markers) and _near(fit.world, b.markers)
+                 and all(_own_still(fit.world, c, still) for c in (a, b) if c.still)]
     return min(plausible, key=lambda c: c[0]) if plausible else None
 
 
@@ -157,6 +176,7 @@ def grow_tree(markers: np.ndarray, members, root: int) -> ClusterTree:
     clusters = [_Cluster(markers[:, list(m)]) for m in members]
     component = list(range(len(members)))
     edges: dict = {}
+    still = [c for c in clusters if c.still]
 
     def find(k):
         while component[k] != k:
@@ -176,7 +196,7 @@ def grow_tree(markers: np.ndarray, members, root: int) -> ClusterTree:
     candidates = []
     for a in range(len(members)):
         for b in range(a + 1, len(members)):
-            found = _fit(clusters[a], clusters[b], a, b)
+            found = _fit(clusters[a], clusters[b], a, b, still)
             if found is not None and found[0] <= GOOD_RMS:
                 candidates.append((found[0], a, b, found[1], found[2]))
     for _, a, b, owner, fit in sorted(candidates, key=lambda c: c[0]):
@@ -191,7 +211,7 @@ def grow_tree(markers: np.ndarray, members, root: int) -> ClusterTree:
                     continue
                 key = (a, b, len(clusters[a].extra), len(clusters[b].extra))
                 if key not in cache:
-                    cache[key] = _fit(clusters[a], clusters[b], a, b)
+                    cache[key] = _fit(clusters[a], clusters[b], a, b, still)
                 found = cache[key]
                 if found is not None and (best is None or found[0] < best[0]):
                     best = (found[0], a, b, found[1], found[2])

@@ -4,7 +4,10 @@ Such a marker is rigid with both segments the joint links, so the motion alone
 may put it on either; the common marker sets (Plug-in Gait, CMU, OpenCap, Vicon)
 put it on the proximal one (knee markers on the thigh, malleoli on the shank,
 epicondyles of the humerus on the upper arm). ``move_joint_markers`` finds them
-on the distal segment by geometry and motion together.
+on the distal segment by geometry and motion together: nearest the proximal
+segment, and keeping their distance to it (to its proximal joint centre, or to
+its markers: the distance spread of ``rigid_clusters``) far steadier than the
+distal segment's other markers do.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .identification import Identification
+from .rigid_clusters import distance_spread
 
 #: Joint markers keep their distance to the proximal segment's proximal joint this many times steadier ...
 AXIS_RATIO = 2.0
@@ -28,7 +32,10 @@ def move_joint_markers(markers: np.ndarray, ident: Identification, proximal: str
     at most ``JOINT_DEPTH`` beyond the ``joint`` centre (unless the proximal segment has fewer than two
     markers: a functional centre can be centimetres off), whose distance to the proximal segment's own
     proximal joint (``origin_name``) stays as constant as a bone's (``AXIS_RATIO`` times steadier than the
-    other distal markers'). Returns the markers moved."""
+    other distal markers'). A distal marker nearer the proximal segment than all others is one as well when
+    its distance spread to the proximal segment's markers is ``AXIS_RATIO`` times smaller than the other
+    distal markers' (a malleolus 2 cm above the heel, which a depth gap cannot tell). Returns the markers
+    moved."""
     own = ident.markers_of(distal)
     if origin_name not in ident.joints or len(own) < 2:
         return []
@@ -43,14 +50,29 @@ def move_joint_markers(markers: np.ndarray, ident: Identification, proximal: str
     order = sorted(own, key=depth.get)
     gaps = [depth[b] - depth[a] for a, b in zip(order, order[1:])]
     first_gap = next((k for k, g in enumerate(gaps) if g > JOINT_GAP), None)
-    if first_gap is None or first_gap > 1:
-        return []
-    candidates, rest = order[:first_gap + 1], order[first_gap + 1:]
-    reference = np.median([steady[i] for i in rest])
     short = len(ident.markers_of(proximal)) < 2  # a segment needs two markers: trust the marker over the centre
-    moved = [i for i in candidates if steady[i] * AXIS_RATIO < reference
-             and (at_joint is None or short or depth[i] - at_joint < JOINT_DEPTH)]
+
+    def at_axis(i):
+        return at_joint is None or short or depth[i] - at_joint < JOINT_DEPTH
+    moved = []
+    if first_gap is not None and first_gap <= 1:
+        candidates, rest = order[:first_gap + 1], order[first_gap + 1:]
+        reference = np.median([steady[i] for i in rest])
+        moved = [i for i in candidates if steady[i] * AXIS_RATIO < reference and at_axis(i)]
+    if not moved and _rigid_with(markers, order, ident.markers_of(proximal)) and at_axis(order[0]):
+        moved = [order[0]]
     for i in moved:
         ident.segment[i] = proximal
         ident.method[i] = "joint marker"
     return moved
+
+
+def _rigid_with(markers: np.ndarray, distal: list, proximal: list) -> bool:
+    """Whether ``distal[0]`` keeps its distances to the ``proximal`` markers ``AXIS_RATIO`` times steadier
+    (mean distance spread) than the other ``distal`` markers do (median over them)."""
+    if not proximal or len(distal) < 2:
+        return False
+    spread = distance_spread(markers[:, list(distal) + list(proximal)])[:len(distal), len(distal):]
+    with np.errstate(invalid="ignore"):
+        mean = np.nanmean(spread, axis=1)
+    return bool(np.isfinite(mean[0]) and mean[0] * AXIS_RATIO < np.nanmedian(mean[1:]))

@@ -22,6 +22,9 @@ Two groupings of ``σ``:
   ``D^-½ A D^-½``, rows normalized, k-means). On the real trials of
   ``../shared/data`` it splits low-motion segments less cleanly than the
   linkage (and needs the number of clusters), hence not the default.
+
+Either way, a cluster that stands still in the world (two planted feet) is
+then split by the moving clusters near it (``still_clusters``).
 """
 
 from __future__ import annotations
@@ -35,9 +38,12 @@ from scipy.cluster.vq import kmeans2
 from scipy.spatial.distance import squareform
 
 from ..errors import ModelError
+from .still_clusters import split_still
 
-#: Lowest distance-spread threshold [m] between one cluster and the next.
-MIN_THRESHOLD = 0.003
+#: Lowest distance-spread threshold [m] between one cluster and the next. The noise sets the threshold above it:
+#: a 3 mm floor merged a slowly swinging upper arm (1.5-3 mm spread to the torso in subject4_walking4 and
+#: opencap_video_walking3, whose markers are within 1 mm of rigid) with the torso.
+MIN_THRESHOLD = 0.001
 #: The threshold is at least this many times the typical spread of a marker to its most rigid partner.
 NOISE_FACTOR = 3.0
 #: A pair of markers needs this many frames seen together for its spread to count.
@@ -114,6 +120,7 @@ def rigid_clusters(markers: np.ndarray, threshold: float | None = None, method: 
     else:
         groups = _spectral(sub, threshold, min(n_clusters, len(used)))
     members = [tuple(int(used[i]) for i in np.flatnonzero(groups == g)) for g in np.unique(groups)]
+    members = split_still(markers, members)
     members.sort(key=lambda m: (-len(m), m))
     return RigidClusters(tuple(members), spread, threshold, unused)
 
