@@ -88,7 +88,7 @@ def test_a_rerun_into_the_same_folder_leaves_only_its_own_files(sample, tmp_path
     out = tmp_path / "out"
     out.mkdir()
     (out / "my_notes.txt").write_text("the user's own file")
-    first = solver(sample["c3d"], "--out", out, "--until", "reconstruct", "--mass", MASS)
+    first = solver(sample["c3d"], "--out", out, "--until", "reconstruct", "--mass", MASS, "--plots")
     assert first.returncode == 0, first.stderr
     assert {"sample_walk_angles.mot", "sample_walk_convergence.png", "manifest.json"} <= files(out)
     second = solver(sample["c3d"], "--out", out, "--until", "import")
@@ -106,7 +106,8 @@ def test_an_interrupt_while_writing_leaves_no_file_and_one_line(sample, tmp_path
     for delay in (0.0, 0.3, 0.8):
         out = tmp_path / f"out{delay}"
         process = subprocess.Popen([sys.executable, "-m", "solver", str(sample["c3d"]), "--out", str(out),
-                                    "--until", "contact", "--mass", str(MASS)], cwd=ROOT, stdout=subprocess.PIPE,
+                                    "--until", "contact", "--mass", str(MASS), "--plots"], cwd=ROOT,
+                                   stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, text=True)
         for line in process.stdout:
             if "explains" in line and "of the root force" in line:
