@@ -237,8 +237,10 @@ def main() -> None:
     if not SHARED.is_dir():
         sys.exit(f"{SHARED} is missing: the benchmark needs the real recordings")
     rng = np.random.default_rng(args.seed)
+    needed = (*TUNED, *CHECKED) if 2 in args.sections else \
+        (*(TUNED if 1 in args.sections else ()), *(("squat_gaps.c3d",) if 3 in args.sections else ()))
     trials = {}
-    for file in (*TUNED, *CHECKED):
+    for file in dict.fromkeys(needed):  # only the trials the chosen sections read
         trial = load_trial(SHARED / file)
         segments = {s.name: s.markers for s in calibrate(trial).segments}
         trials[file] = (trial, segments)
