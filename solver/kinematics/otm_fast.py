@@ -56,7 +56,7 @@ import numpy as np
 from numba import njit
 
 from ..algorithms.kinematics import Data, dof_axes, forward_kinematics, joint_frame, make_data
-from ..kernels import cholesky_factor, cholesky_substitute, copy_into, cross3_into, dot, rotate_into, small
+from ..kernels import cholesky_factor, cholesky_substitute, copy_into, cross3_into, dot, inlined, rotate_into, small
 from ..model.tree import BALL, FREE, UNIVERSAL
 
 #: Weight of the relative-rotation prior on an undetermined joint (a marker has weight 1).
@@ -296,7 +296,7 @@ def _prepare_frame(tree, previous, previous_ok, previous_undetermined, fit, defa
         joint_frame(tree, s, start, target[s], subspace)
 
 
-@small
+@inlined
 def _solve_frame(tree, start, measured, weights, target, tolerance, max_iterations, q, undetermined, current,
                  candidate, trial):
     """Damped Newton from ``start`` into ``q`` (module docstring).
