@@ -11,7 +11,9 @@
 3. Where the motion found no elbow (a whole arm moving as one cluster), the
    arm's markers are split where a SCoRE joint explains their relative motion
    best (``split_at_joint``), else at de Leva's proportions scaled by the leg
-   length. Markers at the shoulder centre (acromion) go to the torso.
+   length. Markers at the shoulder centre (acromion) go to the torso, and so
+   does a chain's first cluster when it lies there (a scapula moving on its
+   own: the arm starts at the next cluster).
 4. Without a moving wrist, hand markers are those beyond the wrist markers
    along the forearm (``HAND_GAP``), else beyond de Leva's forearm length
    (scaled by the subject's upper arm) from the elbow.
@@ -31,6 +33,8 @@ MIDLINE = 0.1
 ARM_REACH = 0.45
 #: Upper-arm markers less than this [m] down the arm from the shoulder centre are on the acromion (torso).
 ACROMION_DEPTH = 0.04
+#: An acromion lies this close [m] to the shoulder centre (3-5 cm; a marker on the humerus lies 10 cm or more).
+GIRDLE_REACH = 0.07
 #: Hand markers lie this far [m] (along the forearm) beyond the wrist markers ...
 HAND_GAP = 0.03
 #: ... which lie deeper than this fraction of the forearm's expected length.
@@ -69,10 +73,28 @@ def find_arms(markers, members, tree, trunk, mid_hip, ident, leg_length) -> dict
     return chains
 
 
+def _girdle(markers, members, tree, chain) -> bool:
+    """Whether the chain's first cluster is the shoulder girdle: an acromion marker moving with the scapula
+    on its own (shrugging, arms overhead), its markers within ``GIRDLE_REACH`` of the joint of the next
+    cluster (the shoulder), its only child in the chain, which has a further cluster (the forearm)."""
+    if len(chain) < 3 or [c for c in chain if tree.parent[c] == chain[0]] != [chain[1]]:
+        return False
+    shoulder = tree.joints[chain[1]].world
+    with np.errstate(invalid="ignore"):
+        reach = np.linalg.norm(markers[:, list(members[chain[0]])] - shoulder[:, None], axis=-1)
+        return bool(np.max(np.nanmedian(reach, axis=0)) < GIRDLE_REACH)
+
+
 def segment_arm(markers, members, tree, chain, side, leg_length, ident) -> None:
     """Upper arm, forearm and hand along one arm chain: at its moving joints, else at the split of its
     markers that a joint explains best (``split_at_joint``), else at de Leva's proportions. The chain's
-    markers at the shoulder (acromion) belong to the torso."""
+    markers at the shoulder (acromion), and its first cluster when it lies there (``_girdle``), belong to the
+    torso."""
+    if _girdle(markers, members, tree, chain):
+        for i in members[chain[0]]:
+            ident.segment[i] = "torso"
+            ident.method[i] = "geometry"
+        chain = chain[1:]
     ident.joints[f"shoulder_{side}"] = tree_joint(tree, chain[0])
     shoulder = ident.joints[f"shoulder_{side}"].centre
     expected = {"elbow": UPPER_ARM * leg_length, "wrist": (UPPER_ARM + FOREARM) * leg_length}

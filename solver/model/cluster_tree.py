@@ -82,9 +82,9 @@ class ClusterTree:
 class _Cluster:
     """A cluster's points: its markers ``(T, K, 3)`` and the joint centres found so far."""
 
-    def __init__(self, points: np.ndarray):
+    def __init__(self, points: np.ndarray, still: bool):
         self.markers = points
-        self.still = is_still(points, range(points.shape[1]))
+        self.still = still
         self.extra: list[np.ndarray] = []
         self._frames: Frames | None = None
 
@@ -166,14 +166,16 @@ def central_cluster(markers: np.ndarray, members) -> int:
     return min(candidates, key=lambda k: offsets[k])
 
 
-def grow_tree(markers: np.ndarray, members, root: int) -> ClusterTree:
-    """The tree of the clusters (``members``: marker indices per cluster), rooted at ``root``.
+def grow_tree(markers: np.ndarray, members, root: int, shared=None) -> ClusterTree:
+    """The tree of the clusters (``members``: marker indices per cluster), rooted at ``root``; ``shared`` per
+    cluster the markers of other clusters that take part in its frame too (``bridging_markers``).
 
     Kruskal's algorithm first, on the joints each cluster's own markers can fit with an RMS residual up to
     ``GOOD_RMS`` (so a cluster waits for its true neighbour rather than taking a poor joint); then the
     remaining components are joined by their best joints, now with the joint centres found as extra points.
     Clusters that no plausible joint reaches stay unattached (parent -2)."""
-    clusters = [_Cluster(markers[:, list(m)]) for m in members]
+    shared = shared or [()] * len(members)
+    clusters = [_Cluster(markers[:, list(m) + list(s)], is_still(markers, m)) for m, s in zip(members, shared)]
     component = list(range(len(members)))
     edges: dict = {}
     still = [c for c in clusters if c.still]

@@ -5,7 +5,8 @@ imported trial is):
 
 1. rigid clusters (``rigid_clusters``, Kirk, O'Brien & Forsyth 2005);
 2. the tree of functional joints between them (``cluster_tree``: sphere fit,
-   SCoRE, SARA);
+   SCoRE, SARA), a marker on a joint's axis taking part in both clusters'
+   frames and then given to the proximal one (``bridging_markers``);
 3. the humanoid template recognized on the tree and by geometry
    (``identify_segments``);
 4. anatomical landmarks from the segments' geometry, or virtual markers from
@@ -28,11 +29,13 @@ import numpy as np
 
 from ..errors import ModelError, option
 from ..io.trial import Trial
+from .bridging_markers import shared_markers, to_proximal
 from .cluster_tree import central_cluster, grow_tree
 from .discovered_landmarks import infer_landmarks
 from .identify_segments import Identification, NoBody, identify
 from .markersets import MarkerSet, Point
 from .rigid_clusters import rigid_clusters
+from .still_clusters import is_still
 from .templates import ANATOMY
 from ..report_schema import DiscoverySummary
 
@@ -113,7 +116,10 @@ def _discover(trial: Trial) -> Discovery:
             raise NoBody(f"{len(seen)} markers cannot make the {len(REQUIRED)} segments a body needs")
         if len(clusters.members) < len(REQUIRED) // 2:
             raise NoBody("the markers hardly move relative to each other (a static trial shows no joints)")
-        tree = grow_tree(markers, clusters.members, central_cluster(markers, clusters.members))
+        still = [is_still(markers, m) for m in clusters.members]
+        shared = shared_markers(clusters.spread, clusters.members, clusters.threshold, still)
+        tree = grow_tree(markers, clusters.members, central_cluster(markers, clusters.members), shared)
+        clusters = replace(clusters, members=to_proximal(clusters.members, shared, tree.parent))
         ident = identify(markers, clusters, tree)
     except NoBody as no_body:
         raise ModelError(_no_body(trial, named, no_body.reason, REQUIRED), _how_to()) from None

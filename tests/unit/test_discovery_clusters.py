@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
+from mocap_dynamics.solver.model.bridging_markers import shared_markers, to_proximal
 from mocap_dynamics.solver.model.cluster_tree import central_cluster, grow_tree
 from mocap_dynamics.solver.model.rigid_clusters import distance_spread, rigid_clusters
 
@@ -103,3 +104,22 @@ def test_the_tree_is_the_chain_and_its_joints_are_where_the_simulation_put_them(
         rel = centre - joint.world
         off_axis = np.linalg.norm(rel - np.sum(rel * found, axis=1, keepdims=True) * found, axis=1)
         assert np.nanmedian(off_axis) < 0.005, names[k]
+
+
+def test_a_marker_on_the_knee_axis_is_shared_by_thigh_and_shank_and_given_to_the_thigh():
+    """An epicondyle on the knee's hinge axis keeps its distance to both the thigh and the shank: it takes
+    part in both clusters' frames while the tree grows, then goes to the proximal one (the thigh)."""
+    markers, owner, centres = simulated_leg()
+    centre, axis = centres["shank"]
+    epicondyle = centre + 0.05 * axis + np.random.default_rng(1).normal(scale=0.0005, size=centre.shape)
+    markers, owner = np.concatenate([markers, epicondyle[:, None]], axis=1), owner + ["epicondyle"]
+    clusters = rigid_clusters(markers)
+    of = {k: {owner[i] for i in m} - {"epicondyle"} for k, m in enumerate(clusters.members)}
+    thigh, shank = (next(k for k, o in of.items() if o == {name}) for name in ("thigh", "shank"))
+    still = [False] * len(clusters.members)
+    shared = shared_markers(clusters.spread, clusters.members, clusters.threshold, still)
+    assert 13 in clusters.members[thigh] + shared[thigh] and 13 in clusters.members[shank] + shared[shank]
+    assert all(set(s) <= {13} for s in shared)  # nothing else bridges: the other markers are off the axes
+    tree = grow_tree(markers, clusters.members, central_cluster(markers, clusters.members), shared)
+    assert tree.parent[shank] == thigh
+    assert 13 in to_proximal(clusters.members, shared, tree.parent)[thigh]
