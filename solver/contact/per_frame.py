@@ -154,11 +154,13 @@ def _free_solve(columns, penalty, linear, passive, b, gram, lower, y, z, shifted
     ``(I + M_P D_P⁻¹ M_Pᵀ) y = b - M_P D_P⁻¹ g_P`` and ``z = D_P⁻¹ (M_Pᵀ y + g_P)``, with
     ``gram = I + M_P D_P⁻¹ M_Pᵀ`` kept up to date as edges join and leave the free set."""
     cholesky_factor(gram, lower)
-    shifted[:] = b
+    for i in range(len(b)):
+        shifted[i] = b[i]
     for a in range(len(penalty)):
         if passive[a] and linear[a] != 0.0:
+            ratio = linear[a] / penalty[a]
             for i in range(len(b)):
-                shifted[i] -= columns[i, a] * linear[a] / penalty[a]
+                shifted[i] -= columns[i, a] * ratio
     cholesky_substitute(lower, shifted, y)
     for a in range(len(penalty)):
         z[a] = 0.0
@@ -343,11 +345,11 @@ def _solve_frames(wrench, arms, activation, face, edges, slant, rows, regularisa
                 linear[a] = prior * before[k, e]
                 passive[a] = was_free[k, e]
         nnls_tikhonov(columns[:m, :n], penalty[:n], b[:m], passive[:n], c[:n], linear[:n])
-        before[:, :] = 0.0
         settled = True
         was_free[:, :] = False
         for k in range(n_points):
             forces[t, k, 0], forces[t, k, 1], forces[t, k, 2] = 0.0, 0.0, 0.0
+            before[k, 0] = before[k, 1] = before[k, 2] = before[k, 3] = 0.0
         for p in range(n // 4):
             k = active[p]
             for e in range(4):
