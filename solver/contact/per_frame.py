@@ -76,9 +76,10 @@ dynamics with the plates on six real trials (README):
   of pressure within a foot, the share between two feet — which (*) and (**) alone re-decide from each
   frame's noisy root torque, so that it jitters from heel to toe and from foot to foot. Causal on purpose:
   a foot reaching the floor takes load as the root wrench moves it there, and the trailing foot keeps its
-  share until then. On six trials with plates (README) the knee moments of walks from motion alone follow
-  OpenSim's at r 0.91 instead of 0.85 where the plates see all contact, the centre of pressure in single
-  support is 0.5 cm closer to the plates'; more memory (τ = 2-3 ms) helps walks further but delays the
+  share until then. On six trials with plates (README) the hip, knee and ankle moments from motion alone
+  follow OpenSim's at mean r 0.82-0.91 over the walks instead of 0.80-0.88 (walking1's knees 0.85 -> 0.91
+  where the plates see all contact), the drop jumps and the sit-to-stand as before (within 0.015), and the
+  centre of pressure in single support is 0.6-0.8 cm closer to the plates'; more memory (τ = 2-3 ms) helps walks further but delays the
   seat-to-feet transfer of sit-to-stand (vertical RMSE 9.7 -> 10.7 % BW at 3 ms). The first frame, and the
   first after a gap, have no prior. Written as a linear term, ``Σ_a (p_a + s) c_a² - 2 s c_a⁻ c_a``, the free-set
   solve below becomes ``(I + M_P D_P⁻¹ M_Pᵀ) y = b - M_P D_P⁻¹ g_P``, ``z = D_P⁻¹ (M_Pᵀ y + g_P)`` with
