@@ -70,20 +70,20 @@ dynamics with the plates on six real trials (README):
 
       s Σ_k Σ_e (c_ke - c_ke⁻)²                                               (***)
 
-  with ``c⁻`` the previous frame's solution (zero for a point that was not loaded), ``s = τ f`` at ``f``
-  frames per second (0.1 per frame at 100 Hz: an exponential memory of a fixed time whatever the rate). The root wrench still
-  fixes the total each frame; what the prior holds back is how it is shared between the points — the centre
-  of pressure within a foot, the share between two feet — which (*) and (**) alone re-decide from each
-  frame's noisy root torque, so that it jitters from heel to toe and from foot to foot. Causal on purpose:
-  a foot reaching the floor takes load as the root wrench moves it there, and the trailing foot keeps its
-  share until then. On six trials with plates (README) the hip, knee and ankle moments from motion alone
-  follow OpenSim's at mean r 0.82-0.91 over the walks instead of 0.80-0.88 (walking1's knees 0.85 -> 0.91
-  where the plates see all contact), the drop jumps and the sit-to-stand as before (within 0.015), and the
-  centre of pressure in single support is 0.6-0.8 cm closer to the plates'; more memory (τ = 2-3 ms) helps walks further but delays the
-  seat-to-feet transfer of sit-to-stand (vertical RMSE 9.7 -> 10.7 % BW at 3 ms). The first frame, and the
-  first after a gap, have no prior. Written as a linear term, ``Σ_a (p_a + s) c_a² - 2 s c_a⁻ c_a``, the free-set
-  solve below becomes ``(I + M_P D_P⁻¹ M_Pᵀ) y = b - M_P D_P⁻¹ g_P``, ``z = D_P⁻¹ (M_Pᵀ y + g_P)`` with
-  ``g = s c⁻``.
+  with ``c⁻`` the previous frame's solution (zero for a point that was not loaded), ``s = τ f`` at ``f`` frames
+  per second (0.1 per frame at 100 Hz: an exponential memory of a fixed time whatever the rate). The root wrench
+  still fixes the total each frame; what the prior holds back is how it is shared between the points — the
+  centre of pressure within a foot, the share between two feet — which (*) and (**) alone re-decide from each
+  frame's noisy root torque, so that it jitters from heel to toe and from foot to foot. Causal on purpose: a
+  foot reaching the floor takes load as the root wrench moves it there, and the trailing foot keeps its share
+  until then. On six trials with plates (README) the hip, knee and ankle moments from motion alone follow
+  OpenSim's at mean r 0.82-0.91 over the walks instead of 0.80-0.88 (walking1's knees 0.85 -> 0.91 where the
+  plates see all contact), the drop jumps and the sit-to-stand as before (within 0.015), and the centre of
+  pressure in single support is 0.6-0.8 cm closer to the plates'; more memory (τ = 2-3 ms) helps walks further
+  but delays the seat-to-feet transfer of sit-to-stand (vertical RMSE 9.7 -> 10.7 % BW at 3 ms). The first
+  frame, and the first after a gap, have no prior. Written as a linear term,
+  ``Σ_a (p_a + s) c_a² - 2 s c_a⁻ c_a``, the free-set solve below becomes
+  ``(I + M_P D_P⁻¹ M_Pᵀ) y = b - M_P D_P⁻¹ g_P``, ``z = D_P⁻¹ (M_Pᵀ y + g_P)`` with ``g = s c⁻``.
 
 With effort rows the free-set solve is ``(I + M_P D_P⁻¹ M_Pᵀ) y = b`` with
 ``6 + 3J`` rows, ``J`` the joints carrying an active point in the frame
@@ -197,9 +197,9 @@ def _feasible_free_set(columns, penalty, linear, passive, b, x, gram, lower, y, 
 
 @njit(cache=True)
 def nnls_tikhonov(columns, penalty, b, passive, x, linear):
-    """``argmin_{x >= 0} |b - M x|² + Σ_a (penalty_a x_a² - 2 linear_a x_a)`` for ``M = columns`` (m, n) (Lawson & Hanson's
-    active-set NNLS, the free-set solve by ``_free_solve``). ``passive`` (n,) is the starting guess of the
-    free set (e.g. the previous frame's), overwritten with the final one; the result goes to ``x``."""
+    """``argmin_{x >= 0} |b - M x|² + Σ_a (penalty_a x_a² - 2 linear_a x_a)`` for ``M = columns`` (m, n)
+    (Lawson & Hanson's active-set NNLS, the free-set solve by ``_free_solve``). ``passive`` (n,) is the starting
+    guess of the free set (e.g. the previous frame's), overwritten with the final one; the result goes to ``x``."""
     n, m = len(penalty), len(b)
     gram, lower = np.zeros((m, m)), np.empty((m, m))
     y, z, residual, shifted = np.empty(m), np.empty(n), np.empty(m), np.empty(m)
@@ -370,7 +370,8 @@ def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.n
     contact, about ``root_origin`` (T, 3), at contact points ``points`` (T, K, 3) near ``surfaces`` (each
     point pushed by the surface that makes it most active); ``weight`` [N] the body weight; ``joints`` the
     joint torques for (**) (none: no effort term); ``times`` (T,) [s] the frames' times for the smoothing
-    prior (none: no prior; a frame more than 1.5 frame steps after the one before starts afresh). NaN in frames without a root wrench or a pose."""
+    prior (none: no prior; a frame more than 1.5 frame steps after the one before starts afresh). NaN in frames
+    without a root wrench or a pose."""
     if not weight > 0:
         raise SolverError("Per-frame contact forces need a positive body weight", "check the body model's mass")
     arrays = SurfaceArrays(surfaces)
