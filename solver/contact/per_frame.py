@@ -108,7 +108,7 @@ import numpy as np
 from numba import njit
 
 from ..errors import SolverError
-from ..kernels import cholesky_factor, cholesky_substitute
+from ..kernels import cholesky_factor, cholesky_substitute, inlined
 from .model import ContactConstants, SurfaceArrays
 
 #: An NNLS iteration stops adding a cone edge whose gradient is below this (problems scaled to body weight).
@@ -149,7 +149,7 @@ def _gram_update(gram, columns, a, weight):
                 gram[i, j] += weight * columns[i, a] * columns[j, a]
 
 
-@njit(cache=True)
+@inlined
 def _free_solve(columns, penalty, linear, passive, b, gram, lower, y, z, shifted):
     """``z`` on the free edges: ``(M_Pᵀ M_P + D_P) z = M_Pᵀ b + g_P`` by the push-through identity (docstring),
     ``(I + M_P D_P⁻¹ M_Pᵀ) y = b - M_P D_P⁻¹ g_P`` and ``z = D_P⁻¹ (M_Pᵀ y + g_P)``, with
@@ -195,7 +195,7 @@ def _feasible_free_set(columns, penalty, linear, passive, b, x, gram, lower, y, 
         x[a] = z[a] if passive[a] else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def nnls_tikhonov(columns, penalty, b, passive, x, linear):
     """``argmin_{x >= 0} |b - M x|² + Σ_a (penalty_a x_a² - 2 linear_a x_a)`` for ``M = columns`` (m, n)
     (Lawson & Hanson's active-set NNLS, the free-set solve by ``_free_solve``). ``passive`` (n,) is the starting
