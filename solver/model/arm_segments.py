@@ -29,8 +29,10 @@ from .joint_markers import move_joint_markers
 
 #: Clusters whose centroid is farther than this [m] from the body's vertical midline are limbs.
 MIDLINE = 0.1
-#: A chain off the trunk reaching farther than this fraction of the leg length is an arm.
-ARM_REACH = 0.45
+#: A chain off the trunk reaching farther than this fraction of the leg length is an arm: it reaches the
+#: elbow (de Leva's upper arm), whatever the elbow's flexion (a sitting subject's forearms come back
+#: towards the shoulder).
+ARM_REACH = UPPER_ARM
 #: Upper-arm markers less than this [m] down the arm from the shoulder centre are on the acromion (torso).
 ACROMION_DEPTH = 0.04
 #: An acromion lies this close [m] to the shoulder centre (3-5 cm; a marker on the humerus lies 10 cm or more).

@@ -40,7 +40,7 @@ def shared_markers(spread: np.ndarray, members, threshold: float, still) -> tupl
     for k, own in enumerate(members):
         own = list(own)
         others = [i for j, m in enumerate(members) if j != k and not (still[j] and still[k])
-                  for i in m if rigid[i, own].all() and _apart(spread, [o for o in m if o != i], own, threshold)]
+                  for i in m if rigid[i, own].all() and apart(spread, [o for o in m if o != i], own, threshold)]
         others.sort(key=lambda i: float(np.mean(spread[i, own])))
         taken: list = []
         for i in others:
@@ -50,7 +50,7 @@ def shared_markers(spread: np.ndarray, members, threshold: float, still) -> tupl
     return tuple(out)
 
 
-def _apart(spread: np.ndarray, a: list, b: list, threshold: float) -> bool:
+def apart(spread: np.ndarray, a: list, b: list, threshold: float) -> bool:
     """Whether the marker groups ``a`` and ``b`` move relative to each other: mean distance spread between
     them above ``CONTRAST`` × ``threshold`` (unknown spreads count as apart)."""
     if not a:

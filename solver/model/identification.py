@@ -49,7 +49,8 @@ class Joint:
 class Identification:
     """Per marker index: its segment and how it was assigned; per segment: confidence; joints by name
     (``hip_l``, ``knee_l``, ``ankle_l``, ``shoulder_l``, ``elbow_l``, ``wrist_l``, ...); the body axes
-    ``left``/``forward`` ``(T, 3)``; what could not be found."""
+    ``left``/``forward`` ``(T, 3)``; what could not be found; the clustering ``threshold`` [m] (the distance
+    spread of markers on one bone, ``rigid_clusters``)."""
 
     segment: dict = field(default_factory=dict)
     method: dict = field(default_factory=dict)
@@ -59,6 +60,7 @@ class Identification:
     forward: np.ndarray | None = None
     missing: list = field(default_factory=list)
     notes: list = field(default_factory=list)
+    threshold: float = float("inf")
 
     def markers_of(self, segment: str) -> list:
         return [m for m, s in self.segment.items() if s == segment]

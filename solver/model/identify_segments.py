@@ -10,8 +10,9 @@ each frame (a foot), so a trial on a box or a jump does not matter.
    some frames (``CONTACT_PERCENTILE``), within ``CONTACT`` of the lowest marker
    of the frame (so running feet, in the air half the time, count); the **pelvis** is the cluster where the paths from
    the feet to the root meet (their lowest common ancestor), and its two
-   branches towards the feet are the **legs** (clusters above the pelvis on
-   the way, rigid with it or the trunk, are skipped). Their joints with the
+   branches towards the feet are the **legs** (clusters on the way that do not
+   move relative to the pelvis, pieces of it that soft tissue split, or hold
+   the trunk, are skipped). Their joints with the
    cluster above are the hips.
 2. **Left and right**: the hip-to-hip line gives the lateral axis, its sign
    the knees: they bend forward of the hip-to-foot line (else the direction
@@ -40,6 +41,7 @@ from __future__ import annotations
 import numpy as np
 
 from .arm_segments import find_arms, segment_arm
+from .bridging_markers import apart
 from .cluster_tree import ClusterTree
 from .identification import MOVED, Identification, NoBody, median_height, tree_joint
 from .joint_markers import move_joint_markers
@@ -99,10 +101,10 @@ def identify(markers: np.ndarray, clusters: RigidClusters, tree: ClusterTree) ->
     if not ground:
         raise NoBody("no cluster touches the floor (no feet)")
     pelvis = _common_ancestor(tree, ground)
-    legs = _legs(tree, pelvis, ground, heights, members)
+    legs = _legs(tree, pelvis, ground, heights, clusters)
     if len(legs) < 2 or heights[pelvis] < PELVIS_ABOVE * top:
         raise NoBody("the feet do not hang from one pelvis by two legs")
-    ident = Identification()
+    ident = Identification(threshold=clusters.threshold)
     hips = [tree.joints[c].world for c in legs]
     mid_hip = 0.5 * (hips[0] + hips[1])
     hip_height = float(np.nanmedian(mid_hip[:, 2] - floor))
@@ -149,15 +151,20 @@ def _sparse_markers(markers, unused, ident) -> None:
             ident.method[m] = "nearest marker (seen in few frames)"
 
 
-def _legs(tree, pelvis, ground, heights, members) -> list:
+def _legs(tree, pelvis, ground, heights, clusters) -> list:
     """The two leg roots below the pelvis: for each child of the pelvis leading to feet, the first cluster
-    on the way down whose subtree holds nothing higher than the pelvis (clusters rigid with the pelvis,
-    or the trunk, may hang between). Most feet markers first."""
+    on the way down that moves relative to the pelvis (``bridging_markers.apart``: a pelvis that soft tissue
+    split into pieces, a sitting subject's skin over the seat, stays one segment) and whose subtree holds
+    nothing higher than the pelvis (the trunk may hang between). Most feet markers first."""
+    members = clusters.members
     roots = []
     for child in tree.children(pelvis):
         if not set(tree.subtree(child)) & set(ground):
             continue
-        while any(heights[c] > heights[pelvis] for c in tree.subtree(child)):
+        pelvis_markers = list(members[pelvis])
+        while (any(heights[c] > heights[pelvis] for c in tree.subtree(child))
+               or not apart(clusters.spread, list(members[child]), pelvis_markers, clusters.threshold)):
+            pelvis_markers += members[child]
             below = [c for c in tree.children(child) if set(tree.subtree(c)) & set(ground)]
             if len(below) != 1:
                 break

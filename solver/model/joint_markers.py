@@ -7,13 +7,16 @@ epicondyles of the humerus on the upper arm). ``move_joint_markers`` finds them
 on the distal segment by geometry and motion together: nearest the proximal
 segment, and keeping their distance to it (to its proximal joint centre, or to
 its markers: the distance spread of ``rigid_clusters``) far steadier than the
-distal segment's other markers do.
+distal segment's other markers do, and rigid with every marker of the proximal
+segment (a proximal forearm marker of a flexed elbow that moves little is as
+steady as an epicondyle, but not rigid with the humerus).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .bridging_markers import CONTRAST
 from .identification import Identification
 from .rigid_clusters import distance_spread
 
@@ -58,13 +61,25 @@ def move_joint_markers(markers: np.ndarray, ident: Identification, proximal: str
     if first_gap is not None and first_gap <= 1:
         candidates, rest = order[:first_gap + 1], order[first_gap + 1:]
         reference = np.median([steady[i] for i in rest])
-        moved = [i for i in candidates if steady[i] * AXIS_RATIO < reference and at_axis(i)]
+        moved = [i for i in candidates if steady[i] * AXIS_RATIO < reference and at_axis(i)
+                 and _on_bone(markers, i, ident.markers_of(proximal), ident.threshold)]
     if not moved and _rigid_with(markers, order, ident.markers_of(proximal)) and at_axis(order[0]):
         moved = [order[0]]
     for i in moved:
         ident.segment[i] = proximal
         ident.method[i] = "joint marker"
     return moved
+
+
+def _on_bone(markers: np.ndarray, i: int, proximal: list, threshold: float) -> bool:
+    """Whether marker ``i`` is rigid with every marker of the ``proximal`` segment: its largest distance
+    spread to them within ``CONTRAST`` × the clustering ``threshold`` (``bridging_markers``). A marker on the
+    joint's axis rides on the proximal bone; one a few centimetres down the distal bone (a proximal forearm
+    marker of a flexed elbow, as steady as the epicondyles when the elbow moves little) does not."""
+    if not proximal:
+        return True
+    spread = distance_spread(markers[:, [i] + list(proximal)])[0, 1:]
+    return not np.nanmax(np.nan_to_num(spread, nan=np.inf)) > CONTRAST * threshold
 
 
 def _rigid_with(markers: np.ndarray, distal: list, proximal: list) -> bool:
