@@ -39,9 +39,9 @@ MIN_TEST_FRAMES = 10  # measured frames within reach of the gap's ends the test 
 def hinge_fill(markers: np.ndarray, present: np.ndarray, marker: int, start: int, stop: int,
                candidates: np.ndarray, spread: np.ndarray) -> tuple[np.ndarray, float] | None:
     """Positions ``(stop - start, 3)`` of ``marker`` over its gap ``start:stop`` and their expected RMS error
-    [m] (``expected_error``), from the best of its ``candidates`` (``rigid.donor_candidates``, with ``spread`` the
-    SD of their distance to the marker); None when no two candidates are measured through the gap and its
-    ends, stay rigid with each other there, or can be tested."""
+    [m] (``expected_error``), from the best of its ``candidates`` (``rigid.donor_candidates``, with ``spread``
+    the SD of their distance to the marker); None when no two candidates are measured through the gap and its
+    ends, stay rigid with each other there, and can be tested."""
     ends = [f for f in (start - 1, stop) if 0 <= f < len(markers)]
     window = np.r_[start:stop, ends]
     measured = [int(c) for c in candidates[np.argsort(spread, kind="stable")] if present[window, c].all()]
@@ -75,7 +75,7 @@ def hinge_fill(markers: np.ndarray, present: np.ndarray, marker: int, start: int
 
 
 def expected_error(markers: np.ndarray, present: np.ndarray, marker: int, ends: list[int], length: int,
-               donors: tuple[int, int, int | None]) -> float | None:
+                   donors: tuple[int, int, int | None]) -> float | None:
     """RMS miss [m] of ``marker``'s coordinates at each end frame in ``ends``, in the frame of ``donors``
     (``a``, ``b``, spin point or None), carried to the frames up to ``length + 1`` away where it and the donors
     are measured; None when fewer than ``MIN_TEST_FRAMES`` such frames exist."""
