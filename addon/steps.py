@@ -70,10 +70,12 @@ class _Step(JobOperator):
 TEMPLATE_ITEMS = [(name, name, template.description) for name, template in TEMPLATES.items()]
 _GAP_FILL = GapFillOptions()
 GAP_FILL_ITEMS = [
-    ("auto", "Auto", "Spline for short gaps, the segment's other markers as a rigid body or PCA for longer ones"),
+    ("auto", "Auto", "Spline for short gaps, the segment's other markers as a rigid body, PCA or two markers (where "
+              "tested) for longer ones"),
     ("spline", "Spline", "A spline through the marker's own samples"),
     ("rigid", "Rigid Body", "The other markers of the marker's segment, moving as one rigid body"),
     ("pca", "PCA", "The marker's correlation with all other markers (Gløersen & Federolf 2016)"),
+    ("hinge", "Hinge", "Two markers that move with it, the turn about their axis from a third or interpolated"),
     ("none", "Off", "Leave gaps as gaps")]
 
 

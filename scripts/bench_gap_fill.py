@@ -12,15 +12,16 @@ computed hip-joint-centre markers jump by ~28 mm, 180-360 m/s², between frames 
 truth to measure against).
 
 1. The methods side by side, one gap at a time, each method called alone, over gap lengths: what the
-   defaults (spline up to 0.1 s, rigid body beyond, PCA up to 0.5 s and beyond when tested) are chosen
-   from. ``pca`` is
-   Gløersen & Federolf's fill as published, ``pca+ends`` the same meeting the measured ends (the default).
+   defaults (spline up to 0.1 s, rigid body beyond, PCA up to 0.5 s and beyond when tested, else the hinge
+   fill when tested) are chosen from. ``pca`` is Gløersen & Federolf's fill as published, ``pca+ends`` the
+   same meeting the measured ends (the default); ``hinge`` is the two-donor fill without its test.
 2. The pipeline's fill (``fill_gaps``, default options; and the spline forced on foot gaps, PCA on long
    gaps, Federolf 2013's method) on copies of the trial with gaps cut into four markers at once (foot
    markers one at a time, so their segment keeps its other markers), against the issue's targets: RMSE
    <= 2 mm for 10-frame gaps, <= 5 mm for 15-frame gaps of a foot marker, <= 15 mm for 80-frame gaps;
-   with the gaps left and why. On the two trials above, then on labelled trials of other lengths and
-   motions the defaults were not chosen on (walking4, a drop jump, sit-to-stand, CMU basketball).
+   with the gaps left and why (where no method's test on the trial passes). On the two trials above, then
+   on labelled trials of other lengths and motions the defaults were not chosen on (walking4, a drop jump,
+   sit-to-stand, CMU basketball).
 3. Time to fill every real gap of squat_gaps.c3d (147 gaps, 2539 frames x 53 markers).
 4. The effect on walking1's dynamics: r_thigh3 and r_thigh5 drop out from frame 8 on (and swap labels in
    two samples there), and the OTM pose changes with the marker set; centre-of-mass acceleration
@@ -105,7 +106,8 @@ def distribution(values, squared=None) -> str:
 
 
 def methods_side_by_side(name, trial, segments, gaps: int, rng) -> None:
-    from mocap_dynamics.solver.kinematics.gap_fill import pca_fill, rigid_fill, spline_fill
+    from mocap_dynamics.solver.kinematics.gap_fill import hinge_fill, pca_fill, rigid_fill, spline_fill
+    from mocap_dynamics.solver.kinematics.gap_fill.rigid import donor_candidates
     from mocap_dynamics.solver.kinematics.gap_fill.pca import meet_ends
     from mocap_dynamics.solver.kinematics.gap_fill.fill import segment_mates
     mates = segment_mates(trial.labels, segments)
@@ -114,7 +116,7 @@ def methods_side_by_side(name, trial, segments, gaps: int, rng) -> None:
     print(f"   {'frames':>6} {'method':>8}  RMSE")
     for length in LENGTHS:
         cuts = [group[0] for group in random_cuts(trial, list(range(trial.n_markers)), length, gaps, rng)]
-        results = {"cubic": [], "quintic": [], "rigid": [], "pca": [], "pca+ends": []}
+        results = {"cubic": [], "quintic": [], "rigid": [], "hinge": [], "pca": [], "pca+ends": []}
         for m, start in cuts:
             markers = trial.markers.copy()
             markers[start:start + length, m] = np.nan
@@ -125,6 +127,9 @@ def methods_side_by_side(name, trial, segments, gaps: int, rng) -> None:
                          "quintic": spline_fill(trial.times, markers[:, m], frames, 5),
                          "rigid": rigid_fill(markers, present, m, start, start + length, mates[m]),
                          "pca": pca_fill(markers, present, m, frames)}
+            hinge = hinge_fill(markers, present, m, start, start + length, *donor_candidates(markers, m, mates[m]))
+            if hinge is not None:
+                estimates["hinge"] = hinge[0]
             around = pca_fill(markers, present, m, np.arange(start - 1, start + length + 1))
             if around is not None:
                 estimates["pca+ends"] = meet_ends(around[1:-1], start, start + length, trial.markers[start - 1, m]

@@ -96,8 +96,8 @@ PIPELINE_FLAGS = {
     ),
     "gap filling": (
         ("--fill", "gap_fill.method", {"choices": GAP_FILL_METHODS, "help": "how marker gaps are filled before "
-                                       "reconstruction (default: auto, spline for short gaps, rigid body or PCA "
-                                       "for longer ones; none: off)"}, False),
+                                       "reconstruction (default: auto, spline for short gaps, rigid body, PCA or "
+                                       "two markers' hinge, where tested, for longer ones; none: off)"}, False),
         ("--fill-max-gap", "gap_fill.max_gap_s", {"type": float, "metavar": "S", "help": "fill no gap longer "
                                                   "than this (default: 0, no limit)"}, False),
     ),

@@ -216,7 +216,7 @@ def test_auto_fills_short_gaps_by_spline_long_ones_rigidly_else_by_pca_and_leave
     assert np.isnan(result.trial.markers[100:170, 8]).all()
     assert np.abs(result.trial.markers[60:90, 7] - trial.markers[60:90, 7]).max() < 1e-3
     summary = result.summary()
-    assert summary["samples_by_method"] == {"spline": 8, "rigid": 80, "pca": 35}
+    assert summary["samples_by_method"] == {"spline": 8, "rigid": 80, "pca": 35, "hinge": 0}
     assert summary["markers"]["m1"] == {"frames_filled": 80, "by_method": {"rigid": 80},
                                         "gaps": [{"frames": [101, 180], "method": "rigid"}]}
     assert summary["left"]["m8"][0]["frames"] == [101, 170] and summary["gaps_left"] == 1
@@ -260,6 +260,7 @@ def test_one_method_for_every_gap_or_none():
     ({"spline_max_s": "long"}, "spline_max_s"),
     ({"pca_meet_ends": "yes"}, "pca_meet_ends"),
     ({"pca_trusted_error_m": -0.01}, "pca_trusted_error_m = -0.01 is not a number of metres"),
+    ({"hinge_trusted_error_m": "1 cm"}, "hinge_trusted_error_m = '1 cm' is not a number of metres"),
 ])
 def test_bad_options_say_what_is_wrong(options, words):
     with pytest.raises(InputError) as error:

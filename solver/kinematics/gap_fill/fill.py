@@ -6,9 +6,11 @@ sample was filled by which method, and every gap that was left (and why). With t
 spline through the marker's own samples (``spline``); a longer gap by the other markers of its segment
 and its rigid neighbours moving as a rigid body (``rigid``) when at least three of them are measured
 throughout, else from the marker's correlation with all other markers (``pca``, Gløersen & Federolf 2016):
-up to ``pca_max_s``, and beyond when test fills of gaps as long elsewhere in the marker are trustworthy.
-Nothing longer than ``max_gap_s`` is filled. The defaults come from ``scripts/bench_gap_fill.py``: see
-the README for the accuracy measured on real trials.
+up to ``pca_max_s``, and beyond when test fills of gaps as long elsewhere in the marker are trustworthy;
+else by two donors and the spin about their axis from a third point or interpolated (``hinge``) when
+carrying the marker that way from the gap's ends to where it is measured misses by at most
+``hinge_trusted_error_m``. Nothing longer than ``max_gap_s`` is filled. The defaults come from
+``scripts/bench_gap_fill.py``: see the README for the accuracy measured on real trials.
 """
 
 from __future__ import annotations
@@ -21,11 +23,12 @@ from ...errors import InputError
 from ...io.trial import Trial
 from .gaps import Gaps, find_gaps
 from .pca import MIN_TRAINING_FRAMES, TEST_GAPS, expected_error, meet_ends, pca_fill
+from .hinge import MIN_TEST_FRAMES, hinge_fill
 from .rigid import MIN_DONORS, donor_candidates, rigid_fill
 from .spline import DEGREES, spline_fill
 from ...report_schema import GapFillSummary
 
-METHODS = ("spline", "rigid", "pca")
+METHODS = ("spline", "rigid", "pca", "hinge")  # codes in ``GapFill.method``: index + 1
 CHOICES = ("auto", *METHODS, "none")
 #: Measured samples a spline needs on each side of a gap.
 SPLINE_SUPPORT = 2
@@ -35,12 +38,14 @@ SPLINE_SUPPORT = 2
 class GapFillOptions:
     """Which gaps are filled, and how.
 
-    ``method``: ``"auto"`` (spline, then rigid body, then PCA, as in the module docstring), one method
-    for every gap (``"spline"``, ``"rigid"``, ``"pca"``), or ``"none"``. ``spline_max_s``: ``auto``
-    splines gaps up to this long [s]; ``pca_max_s``: ``auto`` fills gaps up to this long by PCA when the
-    rigid-body fill cannot, and longer ones when PCA fills of gaps as long cut where the marker is measured
-    miss by at most ``pca_trusted_error_m`` [m] RMS (``pca.expected_error``; 0: never); ``max_gap_s``: no
-    gap longer than this is filled (0: no limit).
+    ``method``: ``"auto"`` (spline, then rigid body, then PCA, then hinge, as in the module docstring), one
+    method for every gap (``"spline"``, ``"rigid"``, ``"pca"``, ``"hinge"``; untested), or ``"none"``.
+    ``spline_max_s``: ``auto`` splines gaps up to this long [s]; ``pca_max_s``: ``auto`` fills gaps up to
+    this long by PCA when the rigid-body fill cannot, and longer ones when PCA fills of gaps as long cut where
+    the marker is measured miss by at most ``pca_trusted_error_m`` [m] RMS (``pca.expected_error``; 0: never);
+    ``hinge_trusted_error_m``: ``auto`` fills a gap the others leave by the hinge fill when its test on the
+    trial (``hinge.expected_error``) misses by at most this [m] RMS (0: never); ``max_gap_s``: no gap longer
+    than this is filled (0: no limit).
     ``spline``: ``"cubic"`` or ``"quintic"``. ``pca_meet_ends``: the PCA fill meets the measured samples at
     both ends of a gap (beyond the paper, see ``pca``); False: Gløersen & Federolf's fill as published.
     """
@@ -52,6 +57,7 @@ class GapFillOptions:
     spline: str = "cubic"
     pca_meet_ends: bool = True
     pca_trusted_error_m: float = 0.01
+    hinge_trusted_error_m: float = 0.01
 
     def __post_init__(self):
         if self.method not in CHOICES:
@@ -61,7 +67,7 @@ class GapFillOptions:
                              "give pca_meet_ends = true or false")
         if self.spline not in DEGREES:
             raise InputError(f"Unknown spline {self.spline!r} for gap filling", f"use {' or '.join(DEGREES)}")
-        for name in ("spline_max_s", "pca_max_s", "max_gap_s", "pca_trusted_error_m"):
+        for name in ("spline_max_s", "pca_max_s", "max_gap_s", "pca_trusted_error_m", "hinge_trusted_error_m"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
                 unit = "seconds" if name.endswith("_s") else "metres"
@@ -114,7 +120,8 @@ class GapFill:
             "options": {"method": self.options.method, "spline_max_s": self.options.spline_max_s,
                         "pca_max_s": self.options.pca_max_s, "max_gap_s": self.options.max_gap_s,
                         "spline": self.options.spline, "pca_meet_ends": self.options.pca_meet_ends,
-                        "pca_trusted_error_m": self.options.pca_trusted_error_m},
+                        "pca_trusted_error_m": self.options.pca_trusted_error_m,
+                        "hinge_trusted_error_m": self.options.hinge_trusted_error_m},
             "samples_filled": int(filled.sum()),
             "samples_filled_percent": 100.0 * filled.sum() / max(1, filled.size),
             "samples_by_method": {name: int((self.method == k + 1).sum()) for k, name in enumerate(METHODS)},
@@ -142,17 +149,14 @@ def fill_gaps(trial: Trial, options: GapFillOptions = GapFillOptions(),
     for g, (m, start, stop) in enumerate(zip(gaps.marker, gaps.start, gaps.stop)):
         candidates, filling.outcome[g] = _candidates(options, (stop - start) / trial.rate, spline_ok[g])
         for name in candidates:
-            if name != "rigid":
+            if name == "spline" or (name == "pca" and filling.pca_trusted(g)):
                 queued[name].append(g)
                 break
-            if m not in donors:
-                donors[m] = donor_candidates(trial.markers, m, mates[m])
-            positions = rigid_fill(trial.markers, present, m, start, stop, mates[m], donors[m])
-            if positions is not None:
-                filling.put(g, positions, "rigid")
-                break
-            filling.outcome[g] = (f"fewer than {MIN_DONORS} markers of its segment or rigid neighbours are "
-                                  "measured through the gap and move rigidly together")
+            if name in ("rigid", "hinge"):
+                if m not in donors:
+                    donors[m] = donor_candidates(trial.markers, m, mates[m])
+                if filling.rigid(g, mates[m], donors[m]) if name == "rigid" else filling.hinge(g, donors[m]):
+                    break
     for m in np.unique(gaps.marker[queued["spline"]]):
         chosen = [g for g in queued["spline"] if gaps.marker[g] == m]
         frames = np.concatenate([np.arange(gaps.start[g], gaps.stop[g]) for g in chosen])
@@ -186,14 +190,40 @@ class _Filling:
         for g in chosen:
             self.put(g, at[self.gaps.start[g]:self.gaps.stop[g]], name)
 
+    def rigid(self, g: int, mates: list[int], donors: tuple[np.ndarray, np.ndarray]) -> bool:
+        """Gap ``g`` by the rigid fill (``rigid``); False, with the reason, when too few donors are measured."""
+        m, start, stop = self.gaps.marker[g], self.gaps.start[g], self.gaps.stop[g]
+        positions = rigid_fill(self.trial.markers, self.present, m, start, stop, mates, donors)
+        if positions is None:
+            self.outcome[g] = (f"fewer than {MIN_DONORS} markers of its segment or rigid neighbours are measured "
+                               "through the gap and move rigidly together")
+            return False
+        self.put(g, positions, "rigid")
+        return True
+
+    def hinge(self, g: int, donors: tuple[np.ndarray, np.ndarray]) -> bool:
+        """Gap ``g`` by the hinge fill (``hinge``) when ``auto``'s test of it on the trial passes (any other
+        method: whenever it is possible); False, with the reason, when not."""
+        m, start, stop, length = self.gaps.marker[g], self.gaps.start[g], self.gaps.stop[g], int(self.gaps.length[g])
+        found = hinge_fill(self.trial.markers, self.present, m, start, stop, *donors)
+        bound = self.options.hinge_trusted_error_m if self.options.method == "auto" else np.inf
+        if found is not None and bound and found[1] <= bound:
+            self.put(g, found[0], "hinge")
+            return True
+        self.outcome[g] = "; ".join(filter(None, [self.outcome[g], (
+            "no two of its segment's markers or rigid neighbours are measured through the gap and stay rigid "
+            f"together, with the marker measured in {MIN_TEST_FRAMES} frames near the gap to test a hinge fill on"
+            if found is None else
+            f"its best hinge fill from two donors misses by {1000 * found[1]:.1f} mm RMS where the marker is "
+            f"measured up to {length + 1} frames from the gap (hinge_trusted_error_m = "
+            f"{self.options.hinge_trusted_error_m:g})")]))
+        return False
+
     def pca(self, chosen: list[int]) -> None:
         """Gaps ``chosen`` of one marker by PCA, reconstructed with their measured neighbours so the fill can
         meet them (``pca.meet_ends``) unless the options ask for the paper's fill."""
         gaps, n_frames = self.gaps, self.trial.n_frames
         m = gaps.marker[chosen[0]]
-        chosen = [g for g in chosen if self._pca_trusted(g)]
-        if not chosen:
-            return
         frames = np.unique(np.concatenate([np.arange(max(gaps.start[g] - 1, 0), min(gaps.stop[g] + 1, n_frames))
                                            for g in chosen]))
         positions = pca_fill(self.trial.markers, self.present, m, frames)
@@ -213,7 +243,7 @@ class _Filling:
                 fill = meet_ends(fill, start, stop, *misfit)
             self.put(g, fill, "pca")
 
-    def _pca_trusted(self, g: int) -> bool:
+    def pca_trusted(self, g: int) -> bool:
         """True when ``auto`` may fill gap ``g`` by PCA: it is at most ``pca_max_s`` long, or PCA fills of
         gaps as long cut where the marker is measured miss by at most ``pca_trusted_error_m`` (else the
         gap's outcome says why not)."""
@@ -259,7 +289,7 @@ def _candidates(options: GapFillOptions, seconds: float, spline_ok: bool) -> tup
     if options.method == "auto":
         if spline_ok and seconds <= options.spline_max_s + 1e-9:
             return ("spline",), ""
-        return ("rigid", "pca"), ""  # PCA beyond pca_max_s only when tested (``_Filling._pca_trusted``)
+        return ("rigid", "pca", "hinge"), ""  # PCA beyond pca_max_s and hinge only when tested on the trial
     if options.method == "spline" and not spline_ok:
         return (), f"a spline needs {SPLINE_SUPPORT} measured samples on each side of the gap"
     return (options.method,), ""

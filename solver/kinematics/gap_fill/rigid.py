@@ -66,7 +66,7 @@ def rigid_fill(markers: np.ndarray, present: np.ndarray, marker: int, start: int
     window = markers[frames]
     donors = []
     for k in np.flatnonzero(measured):
-        if k < n_mates or _rigid_with(window, candidates[donors], candidates[k]):
+        if k < n_mates or rigid_with(window, candidates[donors], candidates[k]):
             donors.append(k)
     weights = 1.0 / (spread[donors] ** 2 + DISTANCE_SD_FLOOR ** 2)
     donors = candidates[donors]
@@ -99,7 +99,7 @@ def donor_candidates(markers: np.ndarray, marker: int, mates) -> tuple[np.ndarra
     return chosen, spread[chosen]
 
 
-def _rigid_with(markers: np.ndarray, donors: np.ndarray, candidate: int) -> bool:
+def rigid_with(markers: np.ndarray, donors: np.ndarray, candidate: int) -> bool:
     """True when ``candidate``'s distances to the ``donors`` stay within ``MAX_DONOR_MISFIT`` (RMS about their
     mean) over the frames of ``markers`` ``(F, M, 3)``: a neighbour off the segment moves with it in the gap."""
     distances = np.linalg.norm(markers[:, donors] - markers[:, candidate:candidate + 1], axis=2)
