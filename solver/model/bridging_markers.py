@@ -16,9 +16,12 @@ acromion on the trunk). (Ours; Kirk et al. 2005 give each marker one cluster.)
 A marker of one cluster is shared with another cluster when its distance
 spread to *every* marker of it, and to every marker shared with it before
 (best first), is within the clustering threshold (rigid with all of them,
-not merely on average), while the rest of its own cluster moves relative to
-the other cluster (mean spread above ``CONTRAST`` × the threshold): a marker
-rigid with two pieces of one segment that soft tissue split bridges no joint.
+not merely on average), and, when that cluster stands still in the world, it
+is the still cluster nearest the marker (``still_clusters.nearest_still``: a
+malleolus over a planted foot is as rigid with the other planted foot), while
+the rest of its own cluster moves relative to the other cluster (mean spread
+above ``CONTRAST`` × the threshold): a marker rigid with two pieces of one
+segment that soft tissue split bridges no joint.
 """
 
 from __future__ import annotations
@@ -30,17 +33,19 @@ import numpy as np
 CONTRAST = 2.0
 
 
-def shared_markers(spread: np.ndarray, members, threshold: float, still) -> tuple:
+def shared_markers(spread: np.ndarray, members, threshold: float, still, nearest=None) -> tuple:
     """Per cluster of ``members`` (marker indices), the markers of other clusters rigid with all of its
     markers (``spread`` ``(M, M)`` [m], NaN: unknown, not rigid), best (lowest mean spread) first. Two
     clusters that both stand still in the world (``still[k]``: planted feet) share nothing: their
-    rigidity proves nothing (``still_clusters``)."""
+    rigidity proves nothing (``still_clusters``); a still cluster shares only the markers it is the
+    nearest still cluster of (``nearest[i]``, default: every marker's)."""
     rigid = np.nan_to_num(spread, nan=np.inf) <= threshold
     out = []
     for k, own in enumerate(members):
         own = list(own)
         others = [i for j, m in enumerate(members) if j != k and not (still[j] and still[k])
-                  for i in m if rigid[i, own].all() and apart(spread, [o for o in m if o != i], own, threshold)]
+                  for i in m if (nearest is None or not still[k] or nearest[i] == k)
+                  and rigid[i, own].all() and apart(spread, [o for o in m if o != i], own, threshold)]
         others.sort(key=lambda i: float(np.mean(spread[i, own])))
         taken: list = []
         for i in others:

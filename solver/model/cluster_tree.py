@@ -8,8 +8,11 @@ frame of the one that has a frame (the other's points move on spheres about
 the joint centre). A joint whose centre lies farther than ``REACH`` from
 either cluster's markers is implausible and not used. Clusters that stand still in the world
 (``still_clusters``: planted feet) fit any joint with each other and share every moving cluster's joint
-with the world, so two still clusters are never joined, and a joint with a still cluster must lie nearer
-its markers than any other still cluster's (a shank joins its own foot). A joint centre is fixed
+with the world, so two still clusters are never joined, a joint with a still cluster must lie nearer
+its markers than any other still cluster's (a shank joins its own foot), and no joint links two still
+clusters by a chain of clusters all lower than ``ROOT_HEIGHT`` of the highest: two planted feet meet at
+the pelvis (in a symmetric squat a left shank turns about the right shank, or foot, as well as about its
+own thigh). A joint centre is fixed
 in both clusters, so it joins both as a virtual point: a cluster of one or two
 markers then gets a frame from its markers and its joint centres, and the
 clusters still apart are joined, best joint first, with those points (Kirk et
@@ -186,6 +189,27 @@ def grow_tree(markers: np.ndarray, members, root: int, shared=None) -> ClusterTr
             k = component[k]
         return k
 
+    with np.errstate(invalid="ignore"):
+        heights = [np.nanmedian(markers[:, list(m), 2]) for m in members]
+    high = [h > ROOT_HEIGHT * max(heights) for h in heights]
+
+    def path(u, v):  # the clusters on the way from u to v along the joints so far
+        way, todo = {u: None}, [u]
+        while todo:
+            node = todo.pop()
+            for pair in edges:
+                if node in pair and (other := sum(pair) - node) not in way:
+                    way[other] = node
+                    todo.append(other)
+        out = [v]
+        while out[-1] != u:
+            out.append(way[out[-1]])
+        return out
+
+    def links_feet_low(a, b):  # whether joint a-b would link two still clusters by a chain below the pelvis
+        feet = [[k for k, c in enumerate(clusters) if c.still and find(k) == find(end)] for end in (a, b)]
+        return any(not any(high[k] for k in path(s, a) + path(b, t)) for s in feet[0] for t in feet[1])
+
     def join(a, b, owner, fit):
         frames = clusters[owner].frames
         moving = clusters[b if owner == a else a]
@@ -202,14 +226,14 @@ def grow_tree(markers: np.ndarray, members, root: int, shared=None) -> ClusterTr
             if found is not None and found[0] <= GOOD_RMS:
                 candidates.append((found[0], a, b, found[1], found[2]))
     for _, a, b, owner, fit in sorted(candidates, key=lambda c: c[0]):
-        if find(a) != find(b):
+        if find(a) != find(b) and not links_feet_low(a, b):
             join(a, b, owner, fit)
     cache: dict = {}
     while True:
         best = None
         for a in range(len(members)):
             for b in range(a + 1, len(members)):
-                if find(a) == find(b):
+                if find(a) == find(b) or links_feet_low(a, b):
                     continue
                 key = (a, b, len(clusters[a].extra), len(clusters[b].extra))
                 if key not in cache:

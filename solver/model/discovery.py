@@ -30,12 +30,12 @@ import numpy as np
 from ..errors import ModelError, option
 from ..io.trial import Trial
 from .bridging_markers import shared_markers, to_proximal
-from .cluster_tree import central_cluster, grow_tree
+from .cluster_tree import ClusterTree, central_cluster, grow_tree
 from .discovered_landmarks import infer_landmarks
 from .identify_segments import Identification, NoBody, identify
 from .markersets import MarkerSet, Point
-from .rigid_clusters import rigid_clusters
-from .still_clusters import is_still
+from .rigid_clusters import RigidClusters, rigid_clusters
+from .still_clusters import is_still, nearest_still
 from .templates import ANATOMY
 from ..report_schema import DiscoverySummary
 
@@ -116,11 +116,7 @@ def _discover(trial: Trial) -> Discovery:
             raise NoBody(f"{len(seen)} markers cannot make the {len(REQUIRED)} segments a body needs")
         if len(clusters.members) < len(REQUIRED) // 2:
             raise NoBody("the markers hardly move relative to each other (a static trial shows no joints)")
-        still = [is_still(markers, m) for m in clusters.members]
-        shared = shared_markers(clusters.spread, clusters.members, clusters.threshold, still)
-        tree = grow_tree(markers, clusters.members, central_cluster(markers, clusters.members), shared)
-        clusters = replace(clusters, members=to_proximal(clusters.members, shared, tree.parent))
-        ident = identify(markers, clusters, tree)
+        clusters, _, ident = identify_clusters(markers, clusters)
     except NoBody as no_body:
         raise ModelError(_no_body(trial, named, no_body.reason, REQUIRED), _how_to()) from None
     missing = [s for s in REQUIRED if not ident.markers_of(s)]
@@ -145,6 +141,18 @@ def _discover(trial: Trial) -> Discovery:
         joints=_joints(ident), landmarks=dict(found.methods),
         ignored=tuple(labels[i] for i in seen if i not in ident.segment),
         notes=tuple(ident.notes) + tuple(f"no landmark {m}" for m in found.missing))
+
+
+def identify_clusters(markers: np.ndarray, clusters: RigidClusters) -> tuple[RigidClusters, ClusterTree,
+                                                                              Identification]:
+    """Steps 2-3 on ``clusters``: the tree of joints (markers on a joint's axis shared, then given to the
+    proximal cluster) and the segments it shows. Raises ``NoBody``."""
+    still = [is_still(markers, m) for m in clusters.members]
+    shared = shared_markers(clusters.spread, clusters.members, clusters.threshold, still,
+                            nearest_still(markers, clusters.members, still))
+    tree = grow_tree(markers, clusters.members, central_cluster(markers, clusters.members), shared)
+    clusters = replace(clusters, members=to_proximal(clusters.members, shared, tree.parent))
+    return clusters, tree, identify(markers, clusters, tree)
 
 
 def _joints(ident: Identification) -> dict:

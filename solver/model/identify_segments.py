@@ -13,9 +13,10 @@ each frame (a foot), so a trial on a box or a jump does not matter.
    branches towards the feet are the **legs** (clusters on the way that do not
    move relative to the pelvis, pieces of it that soft tissue split, or hold
    the trunk, are skipped). Their joints with the
-   cluster above are the hips.
+   cluster above are the hips. A branch of a leg standing wholly above the
+   pelvis is re-attached to the pelvis first (``_trunk_off_legs``).
 2. **Left and right**: the hip-to-hip line gives the lateral axis, its sign
-   the knees: they bend forward of the hip-to-foot line (else the direction
+   the knees: they bend forward of the hip-to-ankle line (else the direction
    of travel). Forward = left × up.
 3. **Leg segments**, marker by marker, by height: above the knee (the leg's
    moving joint nearest ``KNEE_HEIGHT`` × hip height) the thigh, below
@@ -37,6 +38,8 @@ motion (at least 0.5) times the fit quality of its proximal joint
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 
@@ -101,6 +104,7 @@ def identify(markers: np.ndarray, clusters: RigidClusters, tree: ClusterTree) ->
     if not ground:
         raise NoBody("no cluster touches the floor (no feet)")
     pelvis = _common_ancestor(tree, ground)
+    _trunk_off_legs(tree, pelvis, ground, heights)
     legs = _legs(tree, pelvis, ground, heights, clusters)
     if len(legs) < 2 or heights[pelvis] < PELVIS_ABOVE * top:
         raise NoBody("the feet do not hang from one pelvis by two legs")
@@ -151,6 +155,24 @@ def _sparse_markers(markers, unused, ident) -> None:
             ident.method[m] = "nearest marker (seen in few frames)"
 
 
+def _trunk_off_legs(tree, pelvis, ground, heights) -> None:
+    """Re-attach to the pelvis every branch hanging from a leg whose clusters all stand higher than the
+    pelvis: nothing above the pelvis hangs from a leg. (A trunk piece moves with the pelvis, so it fits a
+    joint through the hip in the thigh's frame as well as the pelvis does; in a squat, whose trunk flexion
+    splits the trunk into pieces, that joint can come first.) The branch keeps its fitted joint."""
+    for child in tree.children(pelvis):
+        if not set(tree.subtree(child)) & set(ground):
+            continue
+        todo = list(tree.children(child))
+        while todo:
+            node = todo.pop()
+            if all(heights[c] > heights[pelvis] for c in tree.subtree(node)):
+                tree.parent[node] = pelvis
+                tree.joints[node] = replace(tree.joints[node], parent=pelvis)
+            else:
+                todo.extend(tree.children(node))
+
+
 def _legs(tree, pelvis, ground, heights, clusters) -> list:
     """The two leg roots below the pelvis: for each child of the pelvis leading to feet, the first cluster
     on the way down that moves relative to the pelvis (``bridging_markers.apart``: a pelvis that soft tissue
@@ -174,16 +196,19 @@ def _legs(tree, pelvis, ground, heights, clusters) -> list:
 
 
 def _knee(lifted, members, tree, leg, floor, hip_height) -> int | None:
-    """The cluster below the knee: of the leg's moving joints to a cluster above the ankle level, the one
-    nearest ``KNEE_HEIGHT`` × hip height (heights above the per-frame ``floor``)."""
+    """The cluster below the knee: of the leg's moving joints above the ankle level, the one nearest
+    ``KNEE_HEIGHT`` × hip height (joint centre heights above the per-frame ``floor``; a shank cluster's
+    markers may all sit low, a malleolus and a marker on the lower shin)."""
     target = KNEE_HEIGHT * hip_height
-    moved = [c for c in tree.subtree(leg) if c != leg and tree.joints[c].spread > MOVED
-             and median_height(lifted, members[c]) > ANKLE_LEVEL * target]
-    return min(moved, key=lambda c: abs(np.nanmedian(tree.joints[c].world[:, 2] - floor) - target), default=None)
+    height = {c: np.nanmedian(tree.joints[c].world[:, 2] - floor) for c in tree.subtree(leg) if c != leg}
+    moved = [c for c in height if tree.joints[c].spread > MOVED and height[c] > ANKLE_LEVEL * target]
+    return min(moved, key=lambda c: abs(height[c] - target), default=None)
 
 
 def _left_leg(markers, members, tree, legs, knees, ground) -> int:
-    """Which of the two legs is the left one. Knees bend forward of the hip-to-foot line; without knees,
+    """Which of the two legs is the left one. Knees bend forward of the hip-to-ankle line (the joint into
+    the foot; a straight leg's knee lies behind the line to the mid-foot, as in a squat's standing frames),
+    else of the hip-to-foot line; without knees,
     the direction of travel, else the feet pointing ahead of the lower shanks."""
     hips = [tree.joints[leg].world for leg in legs]
     forward = np.cross(hips[1] - hips[0], [0.0, 0.0, 1.0])  # forward if legs[1] is the left leg
@@ -192,9 +217,11 @@ def _left_leg(markers, members, tree, legs, knees, ground) -> int:
     for leg, knee in zip(legs, knees):
         if knee is None:
             continue
-        feet = [i for g in tree.subtree(leg) if g in ground for i in members[g]]
+        feet = [g for g in tree.subtree(leg) if g in ground]
+        ankles = [tree.joints[g].world for g in feet if g != leg and tree.parent[g] not in ground]
         with np.errstate(invalid="ignore"):
-            foot = np.nanmean(markers[:, feet], axis=1)
+            foot = (np.nanmean(ankles, axis=0) if ankles
+                    else np.nanmean(markers[:, [i for g in feet for i in members[g]]], axis=1))
             hip, centre = tree.joints[leg].world, tree.joints[knee].world
             u = (foot - hip) / np.linalg.norm(foot - hip, axis=1, keepdims=True)
             bend = centre - hip - np.sum((centre - hip) * u, axis=1, keepdims=True) * u

@@ -37,8 +37,10 @@ def move_joint_markers(markers: np.ndarray, ident: Identification, proximal: str
     proximal joint (``origin_name``) stays as constant as a bone's (``AXIS_RATIO`` times steadier than the
     other distal markers'). A distal marker nearer the proximal segment than all others is one as well when
     its distance spread to the proximal segment's markers is ``AXIS_RATIO`` times smaller than the other
-    distal markers' (a malleolus 2 cm above the heel, which a depth gap cannot tell). Returns the markers
-    moved."""
+    distal markers' (a malleolus 2 cm above the heel, which a depth gap cannot tell). When neither finds
+    one and the proximal segment has fewer than two markers (it needs a second), the one or two distal
+    markers whose distance to the proximal joint is ``AXIS_RATIO`` times steadier than all others'
+    (``_steadiest``: a flexed elbow). Returns the markers moved."""
     own = ident.markers_of(distal)
     if origin_name not in ident.joints or len(own) < 2:
         return []
@@ -65,10 +67,22 @@ def move_joint_markers(markers: np.ndarray, ident: Identification, proximal: str
                  and _on_bone(markers, i, ident.markers_of(proximal), ident.threshold)]
     if not moved and _rigid_with(markers, order, ident.markers_of(proximal)) and at_axis(order[0]):
         moved = [order[0]]
+    if not moved and short:
+        moved = _steadiest(steady)
     for i in moved:
         ident.segment[i] = proximal
         ident.method[i] = "joint marker"
     return moved
+
+
+def _steadiest(steady: dict) -> list:
+    """The one or two distal markers whose distance to the proximal joint is ``AXIS_RATIO`` times steadier
+    than every other distal marker's (``steady``: marker -> spread [m]): on the proximal bone, wherever the
+    depth puts them (a flexed elbow brings the wrist markers back nearer the shoulder than the epicondyles)."""
+    order = sorted(steady, key=steady.get)
+    split = next((k for k in range(min(2, len(order) - 1)) if steady[order[k]] * AXIS_RATIO < steady[order[k + 1]]),
+                 None)
+    return [] if split is None else order[:split + 1]
 
 
 def _on_bone(markers: np.ndarray, i: int, proximal: list, threshold: float) -> bool:

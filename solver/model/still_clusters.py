@@ -10,7 +10,9 @@ nearest moving cluster (the median over frames of the distance to that
 cluster's nearest marker). A planted foot's markers are nearer its own shank
 than the other foot's shank (the feet are farther apart than a foot is wide),
 so each foot becomes its own cluster. (Ours; Kirk et al. 2005 assume every
-segment moves.)
+segment moves.) For the same reason a marker that hardly moves in the world
+(a malleolus over a planted foot) is rigid with every still cluster, so only
+the nearest still cluster counts for it (``nearest_still``).
 """
 
 from __future__ import annotations
@@ -47,4 +49,19 @@ def split_still(markers: np.ndarray, members: list) -> list:
                                                              axis=-1), axis=1)) for c in moving]
             groups.setdefault(moving[int(np.nanargmin(gap))], []).append(i)
         out += [tuple(g) for g in groups.values()]
+    return out
+
+
+def nearest_still(markers: np.ndarray, members, still) -> np.ndarray:
+    """Per marker of ``markers`` ``(T, M, 3)``, the index into ``members`` of the still cluster (``still[k]``)
+    nearest it (median over frames of the distance to that cluster's nearest marker); -1 without one."""
+    out = np.full(markers.shape[1], -1)
+    ks = [k for k, s in enumerate(still) if s]
+    if not ks:
+        return out
+    with np.errstate(invalid="ignore"):
+        gaps = np.stack([np.nanmedian(np.nanmin(np.linalg.norm(markers[:, :, None] - markers[:, None, list(members[k])],
+                                                                axis=-1), axis=2), axis=0) for k in ks])
+    seen = ~np.isnan(gaps).all(axis=0)
+    out[seen] = np.asarray(ks)[np.nanargmin(gaps[:, seen], axis=0)]
     return out
