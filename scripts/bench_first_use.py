@@ -4,12 +4,12 @@ compile time per pipeline step.
     .venv/bin/python scripts/bench_first_use.py [--trial FILE] [--static FILE]
 
 1. ``python -m solver TRIAL --static STATIC --out DIR`` in a child process with ``NUMBA_CACHE_DIR`` an empty
-   temporary folder (cold: every kernel is compiled; the CLI compiles the later steps' kernels in a forked
-   helper meanwhile, ``solver.first_use.CompileAhead``), then again with the same folder (warm). Printed:
-   wall time and the CPU time of the child and its helper (user + system, ``resource.getrusage``), and the
-   warm run's step timings from its report (the rest is start-up and writing the tables). Targets (issue 18,
-   wall on a quiet 2-core machine): cold <= 15 s, warm <= 1.5 s. On a loaded machine the CPU time is the
-   steadier figure.
+   temporary folder (cold: every kernel is compiled; the CLI compiles inverse dynamics' and zero gravity's
+   kernels in a forked helper meanwhile, ``solver.first_use.CompileAhead``), then again with the same folder
+   (warm). Printed: wall time and the CPU time of the child and its helper (user + system,
+   ``resource.getrusage``), and the warm run's step timings from its report (the rest is start-up and writing
+   the tables). Targets (issue 18, wall on a quiet 2-core machine): cold <= 15 s, warm <= 1.5 s. On a loaded
+   machine the CPU time is the steadier figure.
 2. A child process with another empty cache runs the pipeline's steps one by one (``stages.STEPS``) and sums
    numba's compile events (``numba:compile``, outermost only, CPU seconds) per step; the kernels that took
    longest are listed.

@@ -6,10 +6,12 @@ each stage waits for it, and a compile uses one core. Two ways to wait less:
 - ``compile_kernels`` runs the default pipeline on the project's own short sample walk (``solver.sample``),
   which compiles every kernel a default run needs with the argument types real trials give them, so the
   Blender extension can do it in the background right after it is enabled;
-- ``CompileAhead``: on a first run (the later steps' kernels not in the cache yet), a forked helper process
-  compiles the kernels of the steps after ``reconstruct`` (``compile_after_reconstruct``) while this process
-  compiles and runs OTM's; ``pipeline.run`` waits for the helper before those steps and then loads the kernels
-  from the cache. Where ``os.fork`` does not exist (Windows) each kernel is compiled when first used, as before.
+- ``CompileAhead``: on a first run (the kernels of inverse dynamics and zero gravity not in the cache yet), a
+  forked helper process compiles them (``compile_after_reconstruct``) while this process compiles and runs
+  OTM's and then the contact's; ``pipeline.run`` waits for the helper before the zero-gravity step, and every
+  step loads from the cache what the helper compiled. (The helper compiles inverse dynamics first, done long
+  before OTM; the contact kernel is this process's share, so that both finish about together.) Where
+  ``os.fork`` does not exist (Windows) each kernel is compiled when first used, as before.
 """
 
 from __future__ import annotations
@@ -26,11 +28,11 @@ from .kinematics.motion import Motion
 from .kinematics.reconstruct import continuous_quaternions
 from .model.fit import fit_segments
 from .options import PipelineOptions
-from .sample import write_sample
+from .sample import MASS, write_sample
 from .stages import STEPS, Progress
 
-#: The steps whose kernels ``CompileAhead``'s helper compiles.
-AFTER_RECONSTRUCT = ("dynamics", "contact", "zero_gravity")
+#: The step before which the run waits for ``CompileAhead``'s helper (it compiles inverse dynamics first).
+WAITS_FOR_HELPER = "zero_gravity"
 
 
 def _quiet(fraction: float, message: str) -> None:
@@ -46,11 +48,14 @@ def compile_kernels(progress: Progress) -> None:
 
 
 def compile_after_reconstruct() -> None:
-    """Compile the kernels of the steps after ``reconstruct`` without OTM's: the default steps on the sample
-    walk, with its motion fitted segment by segment (``model.fit``) instead of reconstructed."""
+    """Compile the kernels of inverse dynamics and zero gravity without OTM's: the default steps on the sample
+    walk (its subject's mass given, so inverse dynamics needs no contact estimate), with its motion fitted
+    segment by segment (``model.fit``) instead of reconstructed, and no contact step."""
     with tempfile.TemporaryDirectory(prefix="mocap-dynamics-") as folder:
-        path, options, state = write_sample(folder)["c3d"], PipelineOptions(), {}
+        path, options, state = write_sample(folder)["c3d"], PipelineOptions(mass=MASS), {}
         for step in STEPS:
+            if step.name == "contact":
+                continue
             if step.name != "reconstruct":
                 state.update(step.compute(path, state, options, _quiet))
                 continue
@@ -59,13 +64,12 @@ def compile_after_reconstruct() -> None:
             state["motion"] = Motion.from_q(model, trial.times, q, "otm", converged=np.ones(len(q), dtype=bool))
 
 
-def _later_kernels() -> tuple:
-    from .contact.per_frame import _solve_frames
+def _kernels_ahead() -> tuple:
     from .dynamics.energy import _segment_motion
     from .dynamics.inverse import _rnea_frames
     from .zerog.free_floating import _integrate
 
-    return _rnea_frames, _solve_frames, _integrate, _segment_motion
+    return _rnea_frames, _integrate, _segment_motion
 
 
 def _cached(kernel) -> bool:
@@ -85,10 +89,10 @@ class CompileAhead:
 
     @classmethod
     def start(cls, options: PipelineOptions) -> "CompileAhead | None":
-        """The helper, when this run reaches a step after ``reconstruct``, this platform can fork and one of
-        those steps' kernels is not in numba's cache; None otherwise."""
-        if not hasattr(os, "fork") or not options.runs(AFTER_RECONSTRUCT[0]) or \
-                all(_cached(kernel) for kernel in _later_kernels()):
+        """The helper, when this run reaches the zero-gravity step, this platform can fork and one of the
+        helper's kernels is not in numba's cache; None otherwise."""
+        if not hasattr(os, "fork") or not options.runs(WAITS_FOR_HELPER) or \
+                all(_cached(kernel) for kernel in _kernels_ahead()):
             return None
         sys.stdout.flush()
         sys.stderr.flush()

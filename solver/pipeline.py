@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .contact import Contact, PlateComparison
-from .first_use import AFTER_RECONSTRUCT, CompileAhead
+from .first_use import WAITS_FOR_HELPER, CompileAhead
 from .dynamics import Dynamics
 from .io.trial import Trial
 from .kinematics import Motion
@@ -101,7 +101,7 @@ def _run_steps(path, options, progress, previous, ahead, state, steps, timings, 
     for step in STEPS:
         if not step.runs(options):
             continue
-        if ahead is not None and step.name in AFTER_RECONSTRUCT:
+        if ahead is not None and step.name == WAITS_FOR_HELPER:
             ahead.wait()
         key = step.key(path, options)
         earlier = previous.steps.get(step.name) if previous is not None else None

@@ -1,6 +1,6 @@
-"""``first_use.CompileAhead``: on a first run, a forked helper compiles the kernels of the steps after
-``reconstruct`` while the run compiles OTM's, so the run itself compiles only OTM's. Each check runs in a
-process of its own with numba's cache empty (the rest of the suite has filled the usual one)."""
+"""``first_use.CompileAhead``: on a first run, a forked helper compiles the kernels of inverse dynamics and zero
+gravity while the run compiles OTM's and the contact's, so the run itself compiles only those two. Each check
+runs in a process of its own with numba's cache empty (the rest of the suite has filled the usual one)."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ print(json.dumps({"stopped_reaped": reaped, "stop_s": stop_s, "compiled": compil
 """
 
 
-def test_a_first_run_compiles_only_otm_itself_and_a_stopped_helper_is_gone(tmp_path):
+def test_a_first_run_compiles_only_otm_and_contact_itself_and_a_stopped_helper_is_gone(tmp_path):
     cache = tmp_path / "numba"
     cache.mkdir()
     done = subprocess.run([sys.executable, "-c", FIRST_RUN, str(ROOT / "scripts"), str(tmp_path)],
@@ -66,5 +66,6 @@ def test_a_first_run_compiles_only_otm_itself_and_a_stopped_helper_is_gone(tmp_p
     found = json.loads(done.stdout.splitlines()[-1])
     assert found["stopped_reaped"] and found["stop_s"] < 10, "stop() ends the helper and reaps it"
     assert found["zero_gravity"], "the run went through every step"
-    assert found["compiled"] == ["solve_trial"], "the helper compiled every later step's kernels into the cache"
+    assert found["compiled"] == ["solve_trial", "_solve_frames"], \
+        "the run compiles OTM's and the contact's kernels, the helper inverse dynamics' and zero gravity's"
     assert not found["again"], "with the kernels cached, no helper is started"
