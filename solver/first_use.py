@@ -29,14 +29,10 @@ from .kinematics.reconstruct import continuous_quaternions
 from .model.fit import fit_segments
 from .options import PipelineOptions
 from .sample import MASS, write_sample
-from .stages import STEPS, Progress
+from .stages import STEPS, Progress, no_progress
 
 #: The step before which the run waits for ``CompileAhead``'s helper (it compiles inverse dynamics first).
 WAITS_FOR_HELPER = "zero_gravity"
-
-
-def _quiet(fraction: float, message: str) -> None:
-    pass
 
 
 def compile_kernels(progress: Progress) -> None:
@@ -54,14 +50,12 @@ def compile_after_reconstruct() -> None:
     with tempfile.TemporaryDirectory(prefix="mocap-dynamics-") as folder:
         path, options, state = write_sample(folder)["c3d"], PipelineOptions(mass=MASS), {}
         for step in STEPS:
-            if step.name == "contact":
-                continue
-            if step.name != "reconstruct":
-                state.update(step.compute(path, state, options, _quiet))
-                continue
-            trial, model = state["gap_fill"].trial, state["model"]
-            q = continuous_quaternions(model, fit_segments(model, trial.labels, trial.markers).q)
-            state["motion"] = Motion.from_q(model, trial.times, q, "otm", converged=np.ones(len(q), dtype=bool))
+            if step.name == "reconstruct":
+                trial, model = state["gap_fill"].trial, state["model"]
+                q = continuous_quaternions(model, fit_segments(model, trial.labels, trial.markers).q)
+                state["motion"] = Motion.from_q(model, trial.times, q, "otm", converged=np.ones(len(q), dtype=bool))
+            elif step.name != "contact":
+                state.update(step.compute(path, state, options, no_progress))
 
 
 def _kernels_ahead() -> tuple:

@@ -15,15 +15,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .contact import Contact, PlateComparison
-from .first_use import WAITS_FOR_HELPER, CompileAhead
 from .dynamics import Dynamics
+from .first_use import WAITS_FOR_HELPER, CompileAhead
 from .io.trial import Trial
 from .kinematics import Motion
 from .kinematics.gap_fill import GapFill
 from .model import BodyModel
 from .options import DISCOVER, NESTED, STAGES, PipelineOptions, options_from_dict, options_from_toml, options_to_dict
 from .report import build_report, versions
-from .stages import STEPS, Progress
+from .stages import STEPS, Progress, no_progress
 from .zerog import ZeroGravity
 
 if TYPE_CHECKING:  # imported when segments are found from the motion (``stages``)
@@ -31,10 +31,6 @@ if TYPE_CHECKING:  # imported when segments are found from the motion (``stages`
 
 __all__ = ["DISCOVER", "NESTED", "STAGES", "PipelineOptions", "PipelineResult", "Progress", "options_from_dict",
            "options_from_toml", "options_to_dict", "run", "versions"]
-
-
-def _no_progress(fraction: float, message: str) -> None:
-    pass
 
 
 @dataclass(frozen=True)
@@ -78,7 +74,7 @@ class PipelineResult:
         return build_report(self)
 
 
-def run(path: str | Path, options: PipelineOptions = PipelineOptions(), progress: Progress = _no_progress,
+def run(path: str | Path, options: PipelineOptions = PipelineOptions(), progress: Progress = no_progress,
         previous: PipelineResult | None = None, compile_ahead: bool = False) -> PipelineResult:
     """Run the pipeline on one recording (C3D or TRC) and return every stage's result.
 
@@ -89,29 +85,25 @@ def run(path: str | Path, options: PipelineOptions = PipelineOptions(), progress
     state, steps, timings, reused = {}, {}, {}, []
     ahead = CompileAhead.start(options) if compile_ahead else None
     try:
-        _run_steps(path, options, progress, previous, ahead, state, steps, timings, reused)
+        for step in STEPS:
+            if not step.runs(options):
+                continue
+            if ahead is not None and step.name == WAITS_FOR_HELPER:
+                ahead.wait()
+            key = step.key(path, options)
+            earlier = previous.steps.get(step.name) if previous is not None else None
+            if earlier is not None and earlier.key == key and (step.after is None or step.after in reused):
+                outputs = earlier.outputs
+                reused.append(step.name)
+                progress(1.0, f"{step.name.replace('_', ' ')}: unchanged, reused")
+            else:
+                started = time.perf_counter()
+                outputs = step.compute(path, state, options, progress)
+                timings[step.name] = time.perf_counter() - started
+            steps[step.name] = StepRun(key, outputs)
+            state.update(outputs)
     finally:
         if ahead is not None:
             ahead.stop()
     return PipelineResult(source=str(path), options=options, **state, timings=timings, reused=tuple(reused),
                           steps=steps)
-
-
-def _run_steps(path, options, progress, previous, ahead, state, steps, timings, reused) -> None:
-    for step in STEPS:
-        if not step.runs(options):
-            continue
-        if ahead is not None and step.name == WAITS_FOR_HELPER:
-            ahead.wait()
-        key = step.key(path, options)
-        earlier = previous.steps.get(step.name) if previous is not None else None
-        if earlier is not None and earlier.key == key and (step.after is None or step.after in reused):
-            outputs = earlier.outputs
-            reused.append(step.name)
-            progress(1.0, f"{step.name.replace('_', ' ')}: unchanged, reused")
-        else:
-            started = time.perf_counter()
-            outputs = step.compute(path, state, options, progress)
-            timings[step.name] = time.perf_counter() - started
-        steps[step.name] = StepRun(key, outputs)
-        state.update(outputs)

@@ -43,6 +43,10 @@ from .zerog import zero_gravity_variant
 Progress = Callable[[float, str], None]
 
 
+def no_progress(fraction: float, message: str) -> None:
+    """A ``Progress`` that reports nothing."""
+
+
 def grf_beside(path: Path) -> Path | None:
     """OpenSim's convention: ``walk.trc`` comes with ``walk_grf.mot`` in the same folder."""
     candidate = path.with_name(f"{path.stem}_grf.mot")
