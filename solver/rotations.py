@@ -24,6 +24,30 @@ def skew(v: np.ndarray) -> np.ndarray:
     return out
 
 
+def unit_or_zero(v: np.ndarray) -> np.ndarray:
+    """``v`` ``(..., 3)`` scaled to unit length; zero where it is (nearly) zero."""
+    n = np.linalg.norm(v, axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 1e-12, v / n, 0.0)
+
+
+def swing(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The shortest-arc rotations ``(..., 3, 3)`` taking directions ``a`` onto ``b`` ``(..., 3)``
+    (Rodrigues: ``I + [v] + [v]²/(1 + c)`` with ``v = a x b``, ``c = a·b``); half a turn about an axis
+    perpendicular to ``a`` where they are opposite."""
+    a, b = unit_or_zero(np.asarray(a, float)), unit_or_zero(np.asarray(b, float))
+    c = np.sum(a * b, axis=-1)
+    k = skew(np.cross(a, b))
+    opposite = c < -1.0 + 1e-9
+    out = np.eye(3) + k + (k @ k) / np.where(opposite, 1.0, 1.0 + c)[..., None, None]
+    if np.any(opposite):
+        other = np.where(np.abs(a[..., :1]) < 0.9, [1.0, 0.0, 0.0], [0.0, 1.0, 0.0])
+        n = unit_or_zero(np.cross(a, other))
+        half_turn = 2.0 * n[..., :, None] * n[..., None, :] - np.eye(3)
+        out = np.where(opposite[..., None, None], half_turn, out)
+    return out
+
+
 def quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Hamilton product ``a ⊗ b`` (apply ``b`` first, then ``a``)."""
     aw, av = a[..., :1], a[..., 1:]

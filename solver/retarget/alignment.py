@@ -18,32 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..rotations import skew
+from ..rotations import swing, unit_or_zero
 
 UP = np.array([0.0, 0.0, 1.0])
-
-
-def _unit(v: np.ndarray) -> np.ndarray:
-    n = np.linalg.norm(v, axis=-1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(n > 1e-12, v / n, 0.0)
-
-
-def swing(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The shortest-arc rotations ``(..., 3, 3)`` taking directions ``a`` onto ``b`` ``(..., 3)``
-    (Rodrigues: ``I + [v] + [v]²/(1 + c)`` with ``v = a x b``, ``c = a·b``); half a turn about an axis
-    perpendicular to ``a`` where they are opposite."""
-    a, b = _unit(np.asarray(a, float)), _unit(np.asarray(b, float))
-    c = np.sum(a * b, axis=-1)
-    k = skew(np.cross(a, b))
-    opposite = c < -1.0 + 1e-9
-    out = np.eye(3) + k + (k @ k) / np.where(opposite, 1.0, 1.0 + c)[..., None, None]
-    if np.any(opposite):
-        other = np.where(np.abs(a[..., :1]) < 0.9, [1.0, 0.0, 0.0], [0.0, 1.0, 0.0])
-        n = _unit(np.cross(a, other))
-        half_turn = 2.0 * n[..., :, None] * n[..., None, :] - np.eye(3)
-        out = np.where(opposite[..., None, None], half_turn, out)
-    return out
 
 
 def facing(left: np.ndarray) -> np.ndarray:
@@ -66,8 +43,8 @@ def frame_alignment(axis_from: np.ndarray, ref_from: np.ndarray, axis_to: np.nda
     """The rotation taking ``axis_from`` onto ``axis_to`` and the part of ``ref_from`` perpendicular to it
     onto that of ``ref_to`` (a direction and a twist); the swing alone where a reference is degenerate."""
     def frame(axis, ref):
-        axis = _unit(axis)
-        ref = _unit(ref - (ref @ axis) * axis)
+        axis = unit_or_zero(axis)
+        ref = unit_or_zero(ref - (ref @ axis) * axis)
         return None if not ref.any() else np.column_stack([axis, ref, np.cross(axis, ref)])
     f_from, f_to = frame(axis_from, ref_from), frame(axis_to, ref_to)
     if f_from is None or f_to is None:

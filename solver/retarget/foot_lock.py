@@ -39,8 +39,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.ndimage import maximum_filter1d, uniform_filter1d
 
-from ..rotations import matrix_to_quat, quat_normalize, quat_to_matrix
-from .alignment import UP, swing
+from ..rotations import matrix_to_quat, quat_normalize, quat_to_matrix, swing
+from .alignment import UP
 from ..contact.compare import runs
 from .ik import two_bone_ik
 

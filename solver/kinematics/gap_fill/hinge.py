@@ -29,8 +29,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...model.frames import triad, unit
+from ...rotations import swing
 from .gaps import ramp
-from .rigid import MAX_DONOR_MISFIT, MIN_SPREAD, rigid_with
+from .rigid import MIN_SPREAD, rigid_with
 
 PAIR_CANDIDATES = 4  # donor pairs are taken among this many most rigid candidates
 MIN_TEST_FRAMES = 10  # measured frames within reach of the gap's ends the test needs
@@ -45,14 +47,14 @@ def hinge_fill(markers: np.ndarray, present: np.ndarray, marker: int, start: int
     ends = [f for f in (start - 1, stop) if 0 <= f < len(markers)]
     window = np.r_[start:stop, ends]
     measured = [int(c) for c in candidates[np.argsort(spread, kind="stable")] if present[window, c].all()]
+    at = markers[window]
     best = None
     for i, a in enumerate(measured[:PAIR_CANDIDATES]):
         for b in measured[i + 1:PAIR_CANDIDATES]:
-            separation = np.linalg.norm(markers[window, b] - markers[window, a], axis=1)
-            if separation.min() < MIN_SPREAD or separation.std() > MAX_DONOR_MISFIT:
+            if np.linalg.norm(at[:, b] - at[:, a], axis=1).min() < MIN_SPREAD or not rigid_with(at, [a], b):
                 continue
-            for spin in [None, *(c for c in measured if c not in (a, b) and rigid_with(markers[window], [a, b], c)
-                                 and _off_axis(markers[window], a, b, c) >= MIN_SPREAD)]:
+            for spin in [None, *(c for c in measured if c not in (a, b) and rigid_with(at, [a, b], c)
+                                 and _off_axis(at, a, b, c) >= MIN_SPREAD)]:
                 error = expected_error(markers, present, marker, ends, stop - start, (a, b, spin))
                 if error is not None and (best is None or error < best[0]):
                     best = error, (a, b, spin)
@@ -98,29 +100,18 @@ def _frames(markers: np.ndarray, frames: np.ndarray, donors: tuple[int, int, int
     without a spin point, ``e2`` is transported from frame ``reference`` by the smallest rotation of the axis."""
     a, b, spin = donors
     origin = markers[frames, a]
-    e1 = _unit(markers[frames, b] - origin)
     if spin is not None:
         towards = markers[frames, spin] - origin
     else:
-        axis = _unit(markers[reference, b] - markers[reference, a])
-        normal = _unit(np.cross(axis, np.eye(3)[np.argmin(np.abs(axis))]))
-        towards = _smallest_rotation(axis, e1, normal)
-    e2 = _unit(towards - np.sum(towards * e1, axis=1, keepdims=True) * e1)
-    return origin, np.stack([e1, e2, np.cross(e1, e2)], axis=1)
-
-
-def _smallest_rotation(start: np.ndarray, ends: np.ndarray, vector: np.ndarray) -> np.ndarray:
-    """``vector`` turned by the smallest rotations that take unit ``start`` to each unit row of ``ends``
-    (Rodrigues' formula with axis ``start × end``: ``c v + w × v + (w · v) w / (1 + c)``)."""
-    cosine = ends @ start
-    w = np.cross(start, ends)
-    return (cosine[:, None] * vector + np.cross(w, vector)
-            + (w @ vector)[:, None] * w / np.maximum(1 + cosine[:, None], 1e-12))
+        axis = unit(markers[reference, b] - markers[reference, a])
+        normal = unit(np.cross(axis, np.eye(3)[np.argmin(np.abs(axis))]))
+        towards = swing(axis, markers[frames, b] - origin) @ normal
+    return origin, triad("x", markers[frames, b] - origin, "y", towards).swapaxes(-1, -2)
 
 
 def _off_axis(window: np.ndarray, a: int, b: int, c: int) -> float:
     """Smallest distance [m] of marker ``c`` from the line through ``a`` and ``b`` over the frames of ``window``."""
-    axis = _unit(window[:, b] - window[:, a])
+    axis = unit(window[:, b] - window[:, a])
     offset = window[:, c] - window[:, a]
     return float(np.linalg.norm(offset - np.sum(offset * axis, axis=1, keepdims=True) * axis, axis=1).min())
 
@@ -129,6 +120,3 @@ def _cylindrical(local: np.ndarray) -> np.ndarray:
     """``(N, 3)`` coordinates along, from and about the axis (``e1``) of ``(N, 3)`` local ``e1, e2, e3`` ones."""
     return np.stack([local[:, 0], np.hypot(local[:, 1], local[:, 2]), np.arctan2(local[:, 2], local[:, 1])], axis=1)
 
-
-def _unit(vectors: np.ndarray) -> np.ndarray:
-    return vectors / np.linalg.norm(vectors, axis=-1, keepdims=True)
