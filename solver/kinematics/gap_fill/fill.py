@@ -205,9 +205,12 @@ class _Filling:
         """Gap ``g`` by the hinge fill (``hinge``) when ``auto``'s test of it on the trial passes (any other
         method: whenever it is possible); False, with the reason, when not."""
         m, start, stop, length = self.gaps.marker[g], self.gaps.start[g], self.gaps.stop[g], int(self.gaps.length[g])
+        auto = self.options.method == "auto"
+        if auto and not self.options.hinge_trusted_error_m:
+            self.outcome[g] = "; ".join(filter(None, [self.outcome[g], "hinge fill off (hinge_trusted_error_m = 0)"]))
+            return False
         found = hinge_fill(self.trial.markers, self.present, m, start, stop, *donors)
-        bound = self.options.hinge_trusted_error_m if self.options.method == "auto" else np.inf
-        if found is not None and bound and found[1] <= bound:
+        if found is not None and (not auto or found[1] <= self.options.hinge_trusted_error_m):
             self.put(g, found[0], "hinge")
             return True
         self.outcome[g] = "; ".join(filter(None, [self.outcome[g], (
