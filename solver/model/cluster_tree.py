@@ -169,19 +169,21 @@ def central_cluster(markers: np.ndarray, members) -> int:
     return min(candidates, key=lambda k: offsets[k])
 
 
-def grow_tree(markers: np.ndarray, members, root: int, shared=None) -> ClusterTree:
+def grow_tree(markers: np.ndarray, members, root: int, shared=None, still=None) -> ClusterTree:
     """The tree of the clusters (``members``: marker indices per cluster), rooted at ``root``; ``shared`` per
-    cluster the markers of other clusters that take part in its frame too (``bridging_markers``).
+    cluster the markers of other clusters that take part in its frame too (``bridging_markers``); ``still``
+    per cluster whether it stands still in the world (``still_clusters.is_still``; computed when None).
 
     Kruskal's algorithm first, on the joints each cluster's own markers can fit with an RMS residual up to
     ``GOOD_RMS`` (so a cluster waits for its true neighbour rather than taking a poor joint); then the
     remaining components are joined by their best joints, now with the joint centres found as extra points.
     Clusters that no plausible joint reaches stay unattached (parent -2)."""
     shared = shared or [()] * len(members)
-    clusters = [_Cluster(markers[:, list(m) + list(s)], is_still(markers, m)) for m, s in zip(members, shared)]
+    still = [is_still(markers, m) for m in members] if still is None else still
+    clusters = [_Cluster(markers[:, list(m) + list(s)], k) for m, s, k in zip(members, shared, still)]
     component = list(range(len(members)))
     edges: dict = {}
-    still = [c for c in clusters if c.still]
+    planted = [c for c in clusters if c.still]
 
     def find(k):
         while component[k] != k:
@@ -222,7 +224,7 @@ def grow_tree(markers: np.ndarray, members, root: int, shared=None) -> ClusterTr
     candidates = []
     for a in range(len(members)):
         for b in range(a + 1, len(members)):
-            found = _fit(clusters[a], clusters[b], a, b, still)
+            found = _fit(clusters[a], clusters[b], a, b, planted)
             if found is not None and found[0] <= GOOD_RMS:
                 candidates.append((found[0], a, b, found[1], found[2]))
     for _, a, b, owner, fit in sorted(candidates, key=lambda c: c[0]):
@@ -237,7 +239,7 @@ def grow_tree(markers: np.ndarray, members, root: int, shared=None) -> ClusterTr
                     continue
                 key = (a, b, len(clusters[a].extra), len(clusters[b].extra))
                 if key not in cache:
-                    cache[key] = _fit(clusters[a], clusters[b], a, b, still)
+                    cache[key] = _fit(clusters[a], clusters[b], a, b, planted)
                 found = cache[key]
                 if found is not None and (best is None or found[0] < best[0]):
                     best = (found[0], a, b, found[1], found[2])

@@ -150,7 +150,7 @@ def identify_clusters(markers: np.ndarray, clusters: RigidClusters) -> tuple[Rig
     still = [is_still(markers, m) for m in clusters.members]
     shared = shared_markers(clusters.spread, clusters.members, clusters.threshold, still,
                             nearest_still(markers, clusters.members, still))
-    tree = grow_tree(markers, clusters.members, central_cluster(markers, clusters.members), shared)
+    tree = grow_tree(markers, clusters.members, central_cluster(markers, clusters.members), shared, still)
     clusters = replace(clusters, members=to_proximal(clusters.members, shared, tree.parent))
     return clusters, tree, identify(markers, clusters, tree)
 

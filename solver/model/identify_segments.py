@@ -112,7 +112,7 @@ def identify(markers: np.ndarray, clusters: RigidClusters, tree: ClusterTree) ->
     hips = [tree.joints[c].world for c in legs]
     mid_hip = 0.5 * (hips[0] + hips[1])
     hip_height = float(np.nanmedian(mid_hip[:, 2] - floor))
-    knees = [_knee(lifted, members, tree, leg, floor, hip_height) for leg in legs]
+    knees = [_knee(tree, leg, floor, hip_height) for leg in legs]
     left = _left_leg(markers, members, tree, legs, knees, ground)
     lateral = hips[left] - hips[1 - left]
     lateral[:, 2] = 0.0
@@ -195,7 +195,7 @@ def _legs(tree, pelvis, ground, heights, clusters) -> list:
     return sorted(roots, key=lambda c: -sum(len(members[g]) for g in set(tree.subtree(c)) & set(ground)))[:2]
 
 
-def _knee(lifted, members, tree, leg, floor, hip_height) -> int | None:
+def _knee(tree, leg, floor, hip_height) -> int | None:
     """The cluster below the knee: of the leg's moving joints above the ankle level, the one nearest
     ``KNEE_HEIGHT`` × hip height (joint centre heights above the per-frame ``floor``; a shank cluster's
     markers may all sit low, a malleolus and a marker on the lower shin)."""
