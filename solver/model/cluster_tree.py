@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .functional_joints import Frames, JointFit, cluster_shape, fit_in_parent, rigid_frames, score
-from .still_clusters import is_still
+from .still_clusters import gap, is_still
 
 #: A joint centre must lie within this distance [m] (median over frames) of a marker of each cluster.
 REACH = 0.45
@@ -112,9 +112,7 @@ class _Cluster:
 
 
 def _near(centre: np.ndarray, markers: np.ndarray) -> bool:
-    dist = np.linalg.norm(markers - centre[:, None], axis=-1)
-    seen = ~np.isnan(dist).all(axis=1)
-    return bool(seen.any() and np.median(np.nanmin(dist[seen], axis=1)) < REACH)
+    return bool(gap(markers, centre[:, None])[0] < REACH)
 
 
 def _spread(frames: Frames, moving: np.ndarray, centre: np.ndarray) -> float:
@@ -130,11 +128,8 @@ def _spread(frames: Frames, moving: np.ndarray, centre: np.ndarray) -> float:
 def _own_still(centre: np.ndarray, still: _Cluster, others: list) -> bool:
     """Whether the joint ``centre`` lies nearer the still cluster ``still`` than every other one (median
     over frames of the distance to the nearest marker)."""
-    def gap(c: _Cluster) -> float:
-        with np.errstate(invalid="ignore"):
-            return float(np.nanmedian(np.nanmin(np.linalg.norm(c.markers - centre[:, None], axis=-1), axis=1)))
-    own = gap(still)
-    return all(own < gap(c) for c in others if c is not still)
+    own = gap(still.markers, centre[:, None])[0]
+    return all(own < gap(c.markers, centre[:, None])[0] for c in others if c is not still)
 
 
 def _fit(a: _Cluster, b: _Cluster, ia: int, ib: int, still: list) -> tuple[float, int, JointFit] | None:

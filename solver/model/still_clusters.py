@@ -17,6 +17,8 @@ the nearest still cluster counts for it (``nearest_still``).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 #: A marker within this distance [m] of its median position ...
@@ -33,6 +35,15 @@ def is_still(markers: np.ndarray, idx) -> bool:
         return bool(np.all(np.nanpercentile(offset, STILL_PERCENTILE, axis=0) < STILL))
 
 
+def gap(points: np.ndarray, tracks: np.ndarray) -> np.ndarray:
+    """Per track of ``tracks`` ``(T, N, 3)``: the median over frames of its distance to the nearest of
+    ``points`` ``(T, K, 3)`` (frames where neither is seen left out; NaN if there are none)."""
+    nearest = np.fmin.reduce(np.linalg.norm(tracks[:, :, None] - points[:, None], axis=-1), axis=2)  # NaN quietly
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a track never seen with the points: NaN
+        return np.nanmedian(nearest, axis=0)
+
+
 def split_still(markers: np.ndarray, members: list) -> list:
     """``members`` (tuples of marker indices) with every still cluster split by its nearest moving clusters
     (see the module docstring); a still cluster whose markers all lie nearest one moving cluster stays."""
@@ -43,11 +54,9 @@ def split_still(markers: np.ndarray, members: list) -> list:
     out = [m for k, m in enumerate(members) if k not in still]
     for k in still:
         groups: dict = {}
-        for i in members[k]:
-            with np.errstate(invalid="ignore"):
-                gap = [np.nanmedian(np.nanmin(np.linalg.norm(markers[:, list(members[c])] - markers[:, [i]],
-                                                             axis=-1), axis=1)) for c in moving]
-            groups.setdefault(moving[int(np.nanargmin(gap))], []).append(i)
+        gaps = np.stack([gap(markers[:, list(members[c])], markers[:, list(members[k])]) for c in moving])
+        for i, nearest in zip(members[k], np.nanargmin(gaps, axis=0)):
+            groups.setdefault(moving[int(nearest)], []).append(i)
         out += [tuple(g) for g in groups.values()]
     return out
 
@@ -59,9 +68,7 @@ def nearest_still(markers: np.ndarray, members, still) -> np.ndarray:
     ks = [k for k, s in enumerate(still) if s]
     if not ks:
         return out
-    with np.errstate(invalid="ignore"):
-        gaps = np.stack([np.nanmedian(np.nanmin(np.linalg.norm(markers[:, :, None] - markers[:, None, list(members[k])],
-                                                                axis=-1), axis=2), axis=0) for k in ks])
+    gaps = np.stack([gap(markers[:, list(members[k])], markers) for k in ks])
     seen = ~np.isnan(gaps).all(axis=0)
     out[seen] = np.asarray(ks)[np.nanargmin(gaps[:, seen], axis=0)]
     return out
