@@ -215,7 +215,7 @@ def nnls_tikhonov(columns, penalty, b, passive, x, linear):
             residual[i] = b[i]
             for a in range(n):
                 residual[i] -= columns[i, a] * x[a]
-        best, j = NNLS_TOLERANCE, -1
+        best, j = NNLS_TOLERANCE, n  # n: none
         for a in range(n):
             if not passive[a]:
                 gradient = linear[a] - penalty[a] * x[a]
@@ -223,7 +223,7 @@ def nnls_tikhonov(columns, penalty, b, passive, x, linear):
                     gradient += columns[i, a] * residual[i]
                 if gradient > best:
                     best, j = gradient, a
-        if j < 0:
+        if j == n:
             break
         passive[j] = True
         _gram_update(gram, columns, j, 1.0 / penalty[j])

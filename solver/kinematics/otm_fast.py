@@ -88,81 +88,95 @@ class Work(NamedTuple):
 
 
 @small
-def _workspace(tree):
+def _workspace(tree, chains):
     """Scratch arrays for one evaluation point (allocate once per trial)."""
     nv = tree.nv
     return Work(make_data(tree), np.zeros((nv, 3)), np.zeros((nv, nv)), np.zeros((nv, nv)), np.zeros(nv),
-                np.zeros((nv, nv)), np.zeros(nv), np.zeros((tree.chain.shape[1], 3)), np.zeros(3), np.zeros(3),
+                np.zeros((nv, nv)), np.zeros(nv), np.zeros((chains.chain.shape[1], 3)), np.zeros(3), np.zeros(3),
                 np.zeros(3), np.zeros(3), np.zeros(3))
 
 
 # --- the Newton system -------------------------------------------------------------------------------------
 @small
-def _accumulate(tree, s, point, residual, weight, vector, work):
-    """Add one weighted 3-vector residual to the gradient, ``gn`` and ``second`` (lower triangles).
+def _marker_columns(chains, s, point, axis, origin, columns, lever):
+    """Jacobian columns (into ``columns``) of ``point`` on segment ``s``: ``a × (p - o)`` per rotational DoF of
+    its chain (world ``axis``, joint ``origin``), the unit axes for the root translation."""
+    for a in range(chains.chain_length[s]):
+        i = chains.chain[s, a]
+        if i < 3:
+            for c in range(3):
+                columns[a, c] = axis[i, c]
+        else:
+            for c in range(3):
+                lever[c] = point[c] - origin[chains.dof_segment[i], c]
+            cross3_into(axis[i], lever, columns[a])
 
-    ``vector`` False: ``point`` on segment ``s`` (Jacobian column a × (p - o); root translation: the
-    unit axes). ``vector`` True: the prior residual ``R_s e_k - R_parent t_k`` with ``point = R_s e_k``:
-    the DoFs of joint ``s`` turn ``point`` only, the ancestors' turn the whole residual.
+
+@small
+def _prior_columns(chains, s, first_own, point, residual, axis, columns):
+    """Jacobian columns of the prior residual ``R_s e_k - R_parent t_k`` with ``point = R_s e_k``: the DoFs of
+    joint ``s`` (from DoF ``first_own`` on) turn ``point`` only, the ancestors' turn the whole residual;
+    translations do not move it."""
+    for a in range(chains.chain_length[s]):
+        i = chains.chain[s, a]
+        if i < 3:
+            for c in range(3):
+                columns[a, c] = 0.0
+        else:
+            cross3_into(axis[i], point if i >= first_own else residual, columns[a])
+
+
+@small
+def _accumulate(chains, joint, s, residual, weight, axis, columns, bend, gradient, gn, second):
+    """Add one weighted 3-vector residual with its Jacobian ``columns`` (the DoFs of the chain to segment ``s``)
+    to the ``gradient``, ``gn`` and ``second`` (lower triangles); ``bend`` is scratch.
+
     Second derivative for DoF ``j`` upstream of ``i``: ``a_j × column_i`` (zero for translations),
     symmetrized between two axes of one ball or root joint.
     """
-    columns, axis, origin, lever, bend = work.columns, work.axis, work.frame.origin, work.lever, work.bend
-    n = tree.chain_length[s]
-    first_own = tree.v_start[s]
-    for a in range(n):
-        i = tree.chain[s, a]
-        if i < 3:
-            for c in range(3):
-                columns[a, c] = 0.0 if vector else axis[i, c]
-            continue
-        if vector:
-            cross3_into(axis[i], point if i >= first_own else residual, columns[a])
-        else:
-            for c in range(3):
-                lever[c] = point[c] - origin[tree.dof_segment[i], c]
-            cross3_into(axis[i], lever, columns[a])
-    for a in range(n):
-        i = tree.chain[s, a]
-        work.gradient[i] += weight * dot(columns[a], residual)
+    for a in range(chains.chain_length[s]):
+        i = chains.chain[s, a]
+        gradient[i] += weight * dot(columns[a], residual)
         for b in range(a + 1):
-            j = tree.chain[s, b]
-            work.gn[i, j] += weight * dot(columns[a], columns[b])
+            j = chains.chain[s, b]
+            gn[i, j] += weight * dot(columns[a], columns[b])
             if j < 3:
                 continue
             cross3_into(axis[j], columns[a], bend)
             curvature = dot(residual, bend)
-            segment = tree.dof_segment[i]
-            if i != j and segment == tree.dof_segment[j] and tree.joint[segment] != UNIVERSAL:
+            segment = chains.dof_segment[i]
+            if i != j and segment == chains.dof_segment[j] and joint[segment] != UNIVERSAL:
                 cross3_into(axis[i], columns[b], bend)
                 curvature = 0.5 * (curvature + dot(residual, bend))
-            work.second[i, j] += weight * curvature
+            second[i, j] += weight * curvature
 
 
 @small
-def _evaluate(tree, q, measured, weights, prior, target, work):
+def _evaluate(tree, chains, q, measured, weights, prior, target, work):
     """Kinematics, then gradient, ``gn`` and ``second`` of markers and priors at ``q`` (into ``work``).
 
     Returns the marker objective ½ Σ w |p - d|² and the prior part."""
     forward_kinematics(tree, q, work.frame)
     dof_axes(tree, work.frame, work.axis)
     rot, pos, point, residual = work.frame.rot, work.frame.origin, work.point, work.residual
+    axis, columns, bend, gradient, gn, second = work.axis, work.columns, work.bend, work.gradient, work.gn, work.second
     for i in range(tree.nv):
-        work.gradient[i] = 0.0
+        gradient[i] = 0.0
         for j in range(i + 1):
-            work.gn[i, j] = 0.0
-            work.second[i, j] = 0.0
+            gn[i, j] = 0.0
+            second[i, j] = 0.0
     markers = 0.0
-    for m in range(len(tree.marker_segment)):
+    for m in range(len(chains.marker_segment)):
         if weights[m] <= 0.0:
             continue
-        s = tree.marker_segment[m]
-        rotate_into(rot[s], tree.marker_offset[m], point)
+        s = chains.marker_segment[m]
+        rotate_into(rot[s], chains.marker_offset[m], point)
         for c in range(3):
             point[c] += pos[s, c]
             residual[c] = point[c] - measured[m, c]
         markers += 0.5 * weights[m] * dot(residual, residual)
-        _accumulate(tree, s, point, residual, weights[m], False, work)
+        _marker_columns(chains, s, point, axis, pos, columns, work.lever)
+        _accumulate(chains, tree.joint, s, residual, weights[m], axis, columns, bend, gradient, gn, second)
     priors = 0.0
     for s in range(1, len(tree.parent)):
         if not prior[s]:
@@ -173,14 +187,15 @@ def _evaluate(tree, q, measured, weights, prior, target, work):
                 point[c] = rot[s, c, k]
                 residual[c] = point[c] - work.moved[c]
             priors += 0.5 * PRIOR_WEIGHT * dot(residual, residual)
-            _accumulate(tree, s, point, residual, PRIOR_WEIGHT, True, work)
+            _prior_columns(chains, s, tree.v_start[s], point, residual, axis, columns)
+            _accumulate(chains, tree.joint, s, residual, PRIOR_WEIGHT, axis, columns, bend, gradient, gn, second)
     return markers, priors
 
 
 @small
-def _cholesky_solve(work, with_second, damping):
-    """Solve (gn [+ second] + damping·diag(gn)) step = -gradient; False if not positive definite."""
-    gn, second, factor, step = work.gn, work.second, work.factor, work.step
+def _cholesky_solve(gn, second, gradient, with_second, damping, factor, step):
+    """Solve (gn [+ second] + damping·diag(gn)) step = -gradient (``factor``: scratch); False if not positive
+    definite."""
     n = len(step)
     largest = 0.0
     for i in range(n):
@@ -192,7 +207,7 @@ def _cholesky_solve(work, with_second, damping):
     if not cholesky_factor(factor, factor):
         return False
     for i in range(n):
-        step[i] = -work.gradient[i]
+        step[i] = -gradient[i]
     cholesky_substitute(factor, step, step)
     return True
 
@@ -231,8 +246,8 @@ def _retract(tree, q, step, out):
 
 # --- one frame -------------------------------------------------------------------------------------------
 @small
-def _free_dofs(tree, weights, work, out):
-    """Flag in ``out`` the joints whose DoFs the markers leave free, from ``work.gn`` (markers only).
+def _free_dofs(chains, weights, gn, factor, out):
+    """Flag in ``out`` the joints whose DoFs the markers leave free, from ``gn`` (markers only; ``factor``: scratch).
 
     Cholesky of the Gauss–Newton matrix in tree order: a pivot at most ``UNDETERMINED`` times the
     total marker weight is a free DoF, charged to the joint that owns it. True (and ``out[0]``) if
@@ -241,10 +256,9 @@ def _free_dofs(tree, weights, work, out):
     for m in range(len(weights)):
         total_weight += weights[m]
     threshold = UNDETERMINED * total_weight
-    factor, gn = work.factor, work.gn
     for s in range(len(out)):
         out[s] = False
-    for i in range(tree.nv):
+    for i in range(len(chains.dof_segment)):
         for j in range(i + 1):
             total = gn[i, j]
             for k in range(j):
@@ -254,7 +268,7 @@ def _free_dofs(tree, weights, work, out):
             elif total > threshold:
                 factor[i, i] = np.sqrt(total)
             else:  # a free DoF: eliminated, no coupling to the later ones
-                out[tree.dof_segment[i]] = True
+                out[chains.dof_segment[i]] = True
                 for k in range(i):
                     factor[i, k] = 0.0
                 factor[i, i] = 1.0
@@ -263,12 +277,12 @@ def _free_dofs(tree, weights, work, out):
 
 
 @njit(cache=True)
-def undetermined_joints(tree, q, measured, weights, out):
+def undetermined_joints(tree, chains, q, measured, weights, out):
     """``_free_dofs`` at ``q``: the joints that get the prior in this frame; True if the frame has no data."""
-    work = _workspace(tree)
+    work = _workspace(tree, chains)
     no_prior = np.zeros(len(tree.parent), dtype=np.bool_)
-    _evaluate(tree, q, measured, weights, no_prior, np.zeros((len(tree.parent), 3, 3)), work)
-    return _free_dofs(tree, weights, work, out)
+    _evaluate(tree, chains, q, measured, weights, no_prior, np.zeros((len(tree.parent), 3, 3)), work)
+    return _free_dofs(chains, weights, work.gn, work.factor, out)
 
 
 @njit(cache=True)
@@ -297,7 +311,7 @@ def _prepare_frame(tree, previous, previous_ok, previous_undetermined, fit, defa
 
 
 @inlined
-def _solve_frame(tree, start, measured, weights, target, tolerance, max_iterations, q, undetermined, current,
+def _solve_frame(tree, chains, start, measured, weights, target, tolerance, max_iterations, q, undetermined, current,
                  candidate, trial):
     """Damped Newton from ``start`` into ``q`` (module docstring).
 
@@ -305,6 +319,7 @@ def _solve_frame(tree, start, measured, weights, target, tolerance, max_iteratio
     prior; a frame without data keeps ``start``). Returns (steps, converged, marker objective).
     ``current`` and ``candidate`` are two workspaces (the accepted point's system and the trial's);
     ``trial`` (nq) holds the trial coordinates."""
+    gn, second, gradient, step = current.gn, current.second, current.gradient, current.step
     copy_into(start, trial)
     for s in range(len(undetermined)):
         undetermined[s] = False
@@ -312,19 +327,19 @@ def _solve_frame(tree, start, measured, weights, target, tolerance, max_iteratio
     markers = priors = predicted = 0.0
     steps, checked, first, small, newton = 0, False, True, False, True
     while True:
-        trial_markers, trial_priors = _evaluate(tree, trial, measured, weights, undetermined, target, candidate)
+        trial_markers, trial_priors = _evaluate(tree, chains, trial, measured, weights, undetermined, target, candidate)
         if not checked:
             checked = True
-            if _free_dofs(tree, weights, candidate, undetermined):
+            if _free_dofs(chains, weights, candidate.gn, candidate.factor, undetermined):
                 copy_into(start, q)
                 return 0, False, np.nan
             if undetermined.any():
                 continue  # evaluate the start again, with the priors
         gain = (markers + priors - trial_markers - trial_priors) / predicted if predicted > 0 else -1.0
         if first or gain > 0 or small:
-            copy_into(candidate.gradient, current.gradient)
-            copy_into(candidate.gn.ravel(), current.gn.ravel())
-            copy_into(candidate.second.ravel(), current.second.ravel())
+            copy_into(candidate.gradient, gradient)
+            copy_into(candidate.gn.ravel(), gn.ravel())
+            copy_into(candidate.second.ravel(), second.ravel())
             copy_into(trial, q)
             markers, priors = trial_markers, trial_priors
             if small:
@@ -339,20 +354,19 @@ def _solve_frame(tree, start, measured, weights, target, tolerance, max_iteratio
             damping *= growth
             growth *= 2.0
         if newton:  # ``newton`` as the flag, not a literal: one specialisation of ``_cholesky_solve``
-            newton = _cholesky_solve(current, newton, damping)
-        while not newton and not _cholesky_solve(current, newton, damping):
+            newton = _cholesky_solve(gn, second, gradient, newton, damping, current.factor, step)
+        while not newton and not _cholesky_solve(gn, second, gradient, newton, damping, current.factor, step):
             damping *= 10.0
             if damping > MAX_DAMPING:  # only non-finite data get here
                 return steps, False, markers
         steps += 1
-        step = current.step
         predicted = 0.0  # -(gᵀδ + ½ δᵀ M δ) with M's lower triangle
         largest = 0.0
         for i in range(tree.nv):
-            curvature = current.gn[i, i] + (current.second[i, i] if newton else 0.0)
-            predicted -= current.gradient[i] * step[i] + 0.5 * curvature * step[i] * step[i]
+            curvature = gn[i, i] + (second[i, i] if newton else 0.0)
+            predicted -= gradient[i] * step[i] + 0.5 * curvature * step[i] * step[i]
             for j in range(i):
-                predicted -= (current.gn[i, j] + (current.second[i, j] if newton else 0.0)) * step[i] * step[j]
+                predicted -= (gn[i, j] + (second[i, j] if newton else 0.0)) * step[i] * step[j]
             largest = max(largest, abs(step[i]))
         small = largest <= tolerance
         if steps > max_iterations:
@@ -361,7 +375,7 @@ def _solve_frame(tree, start, measured, weights, target, tolerance, max_iteratio
 
 
 @njit(cache=True, nogil=True)
-def solve_trial(tree, measured, weights, fit, default, tolerance, max_iterations, previous, previous_ok,
+def solve_trial(tree, chains, measured, weights, fit, default, tolerance, max_iterations, previous, previous_ok,
                 previous_undetermined):
     """Every frame in order, warm-started (module docstring). The state before the first frame is
     ``previous`` (nq, NaN for none), ``previous_ok`` and ``previous_undetermined`` (S), so a long
@@ -378,12 +392,12 @@ def solve_trial(tree, measured, weights, fit, default, tolerance, max_iterations
     previous, previous_undetermined = previous.copy(), previous_undetermined.copy()
     start, trial = np.empty(tree.nq), np.empty(tree.nq)
     target = np.empty((n_seg, 3, 3))
-    current, candidate = _workspace(tree), _workspace(tree)
+    current, candidate = _workspace(tree, chains), _workspace(tree, chains)
     for t in range(n_frames):
         _prepare_frame(tree, previous, previous_ok, previous_undetermined, fit[t], default, start, target)
         steps[t], converged[t], objective[t] = _solve_frame(
-            tree, start, measured[t], weights[t], target, tolerance, max_iterations, q[t], undetermined[t], current,
-            candidate, trial)
+            tree, chains, start, measured[t], weights[t], target, tolerance, max_iterations, q[t], undetermined[t],
+            current, candidate, trial)
         copy_into(q[t], previous)
         copy_into(undetermined[t], previous_undetermined)
         previous_ok = converged[t]

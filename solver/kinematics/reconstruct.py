@@ -172,7 +172,7 @@ def _weights(weights, labels: tuple[str, ...], n_frames: int) -> np.ndarray:
 
 def _solve_fast(model, nat, frames, strategy, tolerance, max_iterations, report):
     """``otm_fast.solve_trial`` chunk by chunk, the warm start carried across chunks."""
-    tree = model.tree
+    tree, chains = model.tree, model.marker_chains
     previous, previous_ok = np.full(model.nq, np.nan), False
     previous_undetermined = np.zeros(len(model.segments), dtype=bool)
     parts = []
@@ -180,8 +180,8 @@ def _solve_fast(model, nat, frames, strategy, tolerance, max_iterations, report)
     for first in range(0, n_frames, CHUNK):
         last = min(first + CHUNK, n_frames)
         q, steps, converged, _, undetermined = solve_trial(
-            tree, frames.measured[first:last], frames.weights[first:last], frames.fit[first:last], frames.default,
-            tolerance, max_iterations, previous, previous_ok, previous_undetermined)
+            tree, chains, frames.measured[first:last], frames.weights[first:last], frames.fit[first:last],
+            frames.default, tolerance, max_iterations, previous, previous_ok, previous_undetermined)
         parts.append((q, steps, converged, undetermined))
         previous, previous_ok, previous_undetermined = q[-1], bool(converged[-1]), undetermined[-1]
         report(last, n_frames)
@@ -207,7 +207,7 @@ def _solve_paper(model, nat, frames, strategy, tolerance, max_iterations, report
         prepare_frame(tree, previous, previous_ok, previous_undetermined, frames.fit[t], frames.default, start,
                       target)
         determining = frames.weights[t] + frames.exact[t]
-        if undetermined_joints(tree, start, frames.measured[t], determining, undetermined[t]):
+        if undetermined_joints(tree, model.marker_chains, start, frames.measured[t], determining, undetermined[t]):
             q[t] = start
         else:
             targets = np.nan_to_num(frames.measured[t]).ravel()

@@ -34,7 +34,7 @@ import numpy as np
 from ..errors import ModelError
 from ..report_schema import ModelSummary
 from ..rotations import quat_from_axis_angle, quat_to_matrix
-from .tree import Tree, tree_of
+from .tree import MarkerChains, Tree, marker_chains_of, tree_of
 
 #: Joint type -> (coordinates in q, coordinates in v).
 JOINT_SIZES = {"free": (7, 6), "ball": (4, 3), "universal": (2, 2), "hinge": (1, 1), "weld": (0, 0)}
@@ -172,6 +172,11 @@ class BodyModel:
     def tree(self) -> Tree:
         """The model flattened for the numba kernels (``solver.model.tree``), once per model."""
         return tree_of(self)
+
+    @cached_property
+    def marker_chains(self) -> MarkerChains:
+        """The chains and markers OTM adds to the tree (``solver.model.tree``), once per model."""
+        return marker_chains_of(self)
 
     @property
     def total_mass(self) -> float:

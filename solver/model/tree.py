@@ -21,11 +21,8 @@ JOINT_CODES = {"free": FREE, "ball": BALL, "universal": UNIVERSAL, "hinge": HING
 
 
 class Tree(NamedTuple):
-    """A ``BodyModel`` flattened into arrays, segment ``s`` in row ``s``.
-
-    ``chain[s, :chain_length[s]]`` are the velocity indices of every DoF that moves segment ``s``, root
-    first; ``dof_segment[i]`` is the segment whose joint owns DoF ``i``; markers: the segment of each and
-    its position in that segment's frame (``BodyModel.marker_labels`` order)."""
+    """A ``BodyModel`` flattened into arrays, segment ``s`` in row ``s``: what every algorithm on the tree reads
+    (kinematics, RNEA, CRBA). Kept small: numba copies it into every call of a kernel that takes it."""
 
     parent: np.ndarray  # (S,) int64, -1 for the root
     joint: np.ndarray  # (S,) int64 joint code (FREE, BALL, ...)
@@ -38,28 +35,28 @@ class Tree(NamedTuple):
     mass: np.ndarray  # (S,)
     com: np.ndarray  # (S, 3) centre of mass in the segment frame
     inertia: np.ndarray  # (S, 3, 3) about the centre of mass, segment frame
+    nq: int
+    nv: int
+
+
+class MarkerChains(NamedTuple):
+    """What OTM adds to the ``Tree``: ``chain[s, :chain_length[s]]`` are the velocity indices of every DoF that
+    moves segment ``s``, root first; ``dof_segment[i]`` is the segment whose joint owns DoF ``i``; markers: the
+    segment of each and its position in that segment's frame (``BodyModel.marker_labels`` order)."""
+
     chain: np.ndarray  # (S, longest chain) int64, -1 past the end
     chain_length: np.ndarray  # (S,) int64
     dof_segment: np.ndarray  # (nv,) int64
     marker_segment: np.ndarray  # (M,) int64
     marker_offset: np.ndarray  # (M, 3)
-    nq: int
-    nv: int
 
 
 def tree_of(model: BodyModel) -> Tree:
     """Flatten ``model`` (use ``model.tree``: flattened once per model)."""
     segments = model.segments
     axes = np.zeros((len(segments), 2, 3))
-    chains: list[list[int]] = []
     for k, s in enumerate(segments):
         axes[k, :len(s.axes)] = s.axes
-        own = list(range(int(model.v_starts[k]), int(model.v_starts[k]) + s.nv))
-        chains.append((chains[s.parent] if k else []) + own)
-    chain = np.full((len(segments), max(len(c) for c in chains)), -1, dtype=np.int64)
-    for k, c in enumerate(chains):
-        chain[k, :len(c)] = c
-    offsets = [s.marker_offsets for s in segments if s.markers]
     return Tree(
         parent=np.array([s.parent for s in segments], dtype=np.int64),
         joint=np.array([JOINT_CODES[s.joint] for s in segments], dtype=np.int64),
@@ -72,12 +69,26 @@ def tree_of(model: BodyModel) -> Tree:
         mass=np.array([s.mass for s in segments], dtype=float),
         com=np.array([s.com for s in segments], dtype=float).reshape(-1, 3),
         inertia=np.array([s.inertia for s in segments], dtype=float).reshape(-1, 3, 3),
+        nq=model.nq, nv=model.nv)
+
+
+def marker_chains_of(model: BodyModel) -> MarkerChains:
+    """The chains and markers of ``model`` (use ``model.marker_chains``: once per model)."""
+    segments = model.segments
+    chains: list[list[int]] = []
+    for k, s in enumerate(segments):
+        own = list(range(int(model.v_starts[k]), int(model.v_starts[k]) + s.nv))
+        chains.append((chains[s.parent] if k else []) + own)
+    chain = np.full((len(segments), max(len(c) for c in chains)), -1, dtype=np.int64)
+    for k, c in enumerate(chains):
+        chain[k, :len(c)] = c
+    offsets = [s.marker_offsets for s in segments if s.markers]
+    return MarkerChains(
         chain=chain,
         chain_length=np.array([len(c) for c in chains], dtype=np.int64),
         dof_segment=np.array([k for k, s in enumerate(segments) for _ in range(s.nv)], dtype=np.int64),
         marker_segment=np.array([k for k, s in enumerate(segments) for _ in s.markers], dtype=np.int64),
-        marker_offset=np.concatenate(offsets).astype(float) if offsets else np.zeros((0, 3)),
-        nq=model.nq, nv=model.nv)
+        marker_offset=np.concatenate(offsets).astype(float) if offsets else np.zeros((0, 3)))
 
 
 def dfs_order(model: BodyModel) -> list[int]:
