@@ -82,7 +82,6 @@ class Work(NamedTuple):
     columns: np.ndarray
     point: np.ndarray
     residual: np.ndarray
-    moved: np.ndarray
     lever: np.ndarray
     bend: np.ndarray
 
@@ -93,7 +92,7 @@ def _workspace(tree, chains):
     nv = tree.nv
     return Work(make_data(tree), np.zeros((nv, 3)), np.zeros((nv, nv)), np.zeros((nv, nv)), np.zeros(nv),
                 np.zeros((nv, nv)), np.zeros(nv), np.zeros((chains.chain.shape[1], 3)), np.zeros(3), np.zeros(3),
-                np.zeros(3), np.zeros(3), np.zeros(3))
+                np.zeros(3), np.zeros(3))
 
 
 # --- the Newton system -------------------------------------------------------------------------------------
@@ -181,11 +180,12 @@ def _evaluate(tree, chains, q, measured, weights, prior, target, work):
     for s in range(1, len(tree.parent)):
         if not prior[s]:
             continue
+        parent = rot[tree.parent[s]]
         for k in range(3):
-            rotate_into(rot[tree.parent[s]], target[s, :, k], work.moved)
-            for c in range(3):
+            for c in range(3):  # R_p t_k: a column of ``target`` (not contiguous: no call to rotate_into)
                 point[c] = rot[s, c, k]
-                residual[c] = point[c] - work.moved[c]
+                residual[c] = point[c] - (parent[c, 0] * target[s, 0, k] + parent[c, 1] * target[s, 1, k]
+                                          + parent[c, 2] * target[s, 2, k])
             priors += 0.5 * PRIOR_WEIGHT * dot(residual, residual)
             _prior_columns(chains, s, tree.v_start[s], point, residual, axis, columns)
             _accumulate(chains, tree.joint, s, residual, PRIOR_WEIGHT, axis, columns, bend, gradient, gn, second)
@@ -333,7 +333,10 @@ def _solve_frame(tree, chains, start, measured, weights, target, tolerance, max_
             if _free_dofs(chains, weights, candidate.gn, candidate.factor, undetermined):
                 copy_into(start, q)
                 return 0, False, np.nan
-            if undetermined.any():
+            any_prior = False
+            for s in range(len(undetermined)):
+                any_prior = any_prior or undetermined[s]
+            if any_prior:
                 continue  # evaluate the start again, with the priors
         gain = (markers + priors - trial_markers - trial_priors) / predicted if predicted > 0 else -1.0
         if first or gain > 0 or small:

@@ -83,11 +83,11 @@ def half_steps(times: np.ndarray) -> np.ndarray:
 
 
 @small
-def _solve6(cw, rhs, lower6, block, out):
-    """``M_bb out = rhs`` with ``M_bb`` the root block of ``cw.matrix`` (Cholesky)."""
+def _solve6(matrix, rhs, lower6, block, out):
+    """``M_bb out = rhs`` with ``M_bb`` the root block of the mass ``matrix`` (Cholesky)."""
     for r in range(6):
         for c in range(6):
-            block[r, c] = cw.matrix[r, c]
+            block[r, c] = matrix[r, c]
     if not cholesky_factor(block, lower6):
         out[:] = np.nan
         return
@@ -113,7 +113,7 @@ def _base_velocity(tree, q, v, h0, centre, data, cw, rhs, lower6, block, out):
     for r in range(6):
         for c in range(6, tree.nv):
             rhs[r] -= cw.matrix[r, c] * v[c]
-    _solve6(cw, rhs, lower6, block, out)
+    _solve6(cw.matrix, rhs, lower6, block, out)
 
 
 class FloatingScratch(NamedTuple):
@@ -145,17 +145,19 @@ def floating_frame(tree, q, v, a, h0, centre, data, cw, scratch):
     ``v[6:]`` and accelerations ``a[6:]`` (module doc): the root placed so that the centre of mass is at
     ``centre``, its velocity from the momentum equation into ``v[0:6]``, its acceleration from a zero root
     wrench (``M_bb a_b = -(M_bj a_j + c_b)``, the RNEA with ``a_b = 0``) into ``a[0:6]``."""
-    _base_velocity(tree, q, v, h0, centre, data, cw, scratch.rhs, scratch.lower6, scratch.block, scratch.vel)
+    rhs, vel, lower6, block, tau = scratch.rhs, scratch.vel, scratch.lower6, scratch.block, scratch.tau
+    _base_velocity(tree, q, v, h0, centre, data, cw, rhs, lower6, block, vel)
     for k in range(6):
-        v[k] = scratch.vel[k]
+        v[k] = vel[k]
         a[k] = 0.0
-    frame_rnea(tree, q, v, a, scratch.no_gravity, scratch.no_ext, scratch.no_points, scratch.no_points,
-               scratch.no_points, data, scratch.force, scratch.torque, scratch.tau)
+    no_points = scratch.no_points
+    frame_rnea(tree, q, v, a, scratch.no_gravity, scratch.no_ext, no_points, no_points, no_points, data,
+               scratch.force, scratch.torque, tau)
     for k in range(6):
-        scratch.rhs[k] = -scratch.tau[k]
-    _solve6(cw, scratch.rhs, scratch.lower6, scratch.block, scratch.vel)
+        rhs[k] = -tau[k]
+    _solve6(cw.matrix, rhs, lower6, block, vel)
     for k in range(6):
-        a[k] = scratch.vel[k]
+        a[k] = vel[k]
 
 
 @small
@@ -183,6 +185,7 @@ def _integrate(tree, q_path, v_path, a_path, h0, dt):
     q_out, v_out, a_out = np.empty((n_frames, nq)), np.empty((n_frames, nv)), np.empty((n_frames, nv))
     q_t, v_t, a_t = np.empty(nq), np.empty(nv), np.empty(nv)
     scratch = floating_scratch(tree)
+    rhs, vel, lower6, block = scratch.rhs, scratch.vel, scratch.lower6, scratch.block
     rates, base = np.empty((4, 7)), np.empty(7)
     for k in range(nq):
         q_t[k] = q_path[0, k]
@@ -227,9 +230,8 @@ def _integrate(tree, q_path, v_path, a_path, h0, dt):
                 v_t[k] = v_path[row_index, k]
             for k in range(3):
                 centre[k] = start[k] + (n * dt + h) * h0[k] / mass
-            _base_velocity(tree, q_t, v_t, h0, centre, data, cw, scratch.rhs, scratch.lower6, scratch.block,
-                           scratch.vel)
-            _quaternion_rate(q_t, scratch.vel, rates[stage])
+            _base_velocity(tree, q_t, v_t, h0, centre, data, cw, rhs, lower6, block, vel)
+            _quaternion_rate(q_t, vel, rates[stage])
         for k in range(3, 7):
             base[k] += dt / 6.0 * (rates[0, k] + 2.0 * rates[1, k] + 2.0 * rates[2, k] + rates[3, k])
         _normalize_base(base)
