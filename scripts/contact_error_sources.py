@@ -1,8 +1,9 @@
 """Where the joint moments from motion alone go wrong: each part of the estimated contact replaced by the plates'.
 
-    .venv/bin/python scripts/contact_error_sources.py ../shared/data/subject4_DJ3.trc [--static FILE] [--impact S]
+    .venv/bin/python scripts/contact_error_sources.py TRIAL [--static FILE] [--impact S] [--cutoff C]
 
-Runs the pipeline with its defaults (until contact) and compares, over the frames in which the plates see all
+Runs the pipeline with its defaults (until contact; ``--cutoff`` auto, winter, none or Hz overrides the
+low-pass cutoff) and compares, over the frames in which the plates see all
 the contact (every loaded foot on a plate, no box or seat loaded), our hip, knee and ankle flexion moments from
 the motion alone with ours from the plates: both use the same kinematics, so what differs is only the contact
 each applies. The estimate's per-foot wrench (force, centre of pressure, free moment) is then rebuilt with
@@ -80,13 +81,15 @@ def main(argv=None) -> None:
     parser.add_argument("trial", help="a trial with force plates (C3D, or TRC with NAME_grf.mot beside it)")
     parser.add_argument("--static", help="a static trial to calibrate on")
     parser.add_argument("--impact", type=float, default=0.15, help="seconds after each landing counted as impact")
+    parser.add_argument("--cutoff", default="auto", help="the pipeline's cutoff: auto (default), winter, none or Hz")
     args = parser.parse_args(argv)
     load_package()
     from mocap_dynamics.solver.contact.plate_mass import load_off_plates
     from mocap_dynamics.solver.dynamics import joint_moments, plate_forces, rnea
     from mocap_dynamics.solver.pipeline import PipelineOptions, run
 
-    result = run(args.trial, PipelineOptions(until="contact", static=args.static))
+    cutoff = args.cutoff if args.cutoff in ("auto", "winter", "none") else float(args.cutoff)
+    result = run(args.trial, PipelineOptions(until="contact", static=args.static, cutoff=cutoff))
     contact, comparison, dynamics = result.contact, result.plate_comparison, result.contact.dynamics
     if comparison is None or not contact.feet:
         sys.exit(f"{Path(args.trial).name}: no force plates or no feet to compare")
