@@ -48,13 +48,13 @@ T = TypeVar("T")
 _DEFAULT = PipelineOptions()
 
 def _cutoff(text: str) -> float | str | None:
-    """``--cutoff``: ``auto``, ``none`` or a positive frequency in Hz."""
-    if text.lower() in ("auto", "none"):
-        return None if text.lower() == "none" else "auto"
+    """``--cutoff``: ``auto``, ``winter``, ``none`` or a positive frequency in Hz."""
+    if text.lower() in ("auto", "winter", "none"):
+        return None if text.lower() == "none" else text.lower()
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not auto, none or a frequency in Hz") from None
+        raise argparse.ArgumentTypeError(f"{text!r} is not auto, winter, none or a frequency in Hz") from None
     if not value > 0:
         raise argparse.ArgumentTypeError(f"{text!r} is not a positive frequency in Hz")
     return value
@@ -108,9 +108,11 @@ PIPELINE_FLAGS = {
                                                                           "paper's QR mode (slow)"}, False),
         ("--tolerance", "tolerance", {"type": float, "help": f"OTM tolerance on ||Phi(q)|| (default "
                                                              f"{_DEFAULT.tolerance:g})"}, False),
-        ("--cutoff", "cutoff", {"type": _cutoff, "metavar": "{auto,none,HZ}", "help": "zero-lag Butterworth "
-                                "cutoff before differentiating: auto (default: Winter's residual analysis per "
-                                "trial), none (the paper's raw differences) or a frequency in Hz"}, False),
+        ("--cutoff", "cutoff", {"type": _cutoff, "metavar": "{auto,winter,none,HZ}", "help": "zero-lag "
+                                "Butterworth cutoff before differentiating: auto (default: Winter's residual "
+                                "analysis per trial where a foot lands, at most 10 Hz elsewhere), winter "
+                                "(Winter's throughout), none (the paper's raw differences) or a frequency in Hz"},
+         False),
         ("--derivatives", "derivatives", {"choices": list(SCHEMES), "help": "finite differences: central (default) "
                                           "or forward (the paper's, consistent with Euler integration)"}, False),
     ),

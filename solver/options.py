@@ -53,8 +53,9 @@ class PipelineOptions:
     the segments are found from the motion (``model.discovery``). ``gap_fill``: how marker gaps are filled
     before reconstruction (``GapFillOptions``; on by default). Dynamics: ``cutoff`` of the zero-lag low-pass
     filter before differentiating, in Hz,
-    ``"auto"`` (Winter's residual analysis, per trial) or ``"none"`` (no filter, the paper's; None is
-    taken as "none"); ``derivatives``
+    ``"auto"`` (Winter's residual analysis, per trial, at the touch-downs of the feet and at most 10 Hz
+    elsewhere: ``dynamics.touchdowns``), ``"winter"`` (Winter's throughout) or ``"none"`` (no filter, the
+    paper's; None is taken as "none"); ``derivatives``
     ``"central"`` or ``"forward"`` (the paper's, consistent with Euler integration). Contact:
     ``contact_forces`` ``"per_frame"`` (solved frame by frame within friction cones) or ``"spring"``
     (Brubaker et al.'s eqs. 4-7); ``surfaces`` ``"detected"`` (the floor and raised surfaces found from
@@ -118,7 +119,7 @@ class PipelineOptions:
                 raise InputError(f"Option {option(name, getattr(self, name))} is not true or false",
                                  "set it to true or false")
         for name, optional in (("mass", True), ("tolerance", False), ("cutoff", True)):
-            if name == "cutoff" and self.cutoff in ("auto", "none"):
+            if name == "cutoff" and self.cutoff in ("auto", "winter", "none"):
                 continue
             value = getattr(self, name)
             if (value is None and not optional) or (value is not None and (

@@ -177,8 +177,8 @@ def _dynamics(path, state: dict, options: PipelineOptions, progress: Progress) -
     measured = plate_forces(trial, motion)
     outputs["dynamics_with_plates"] = None
     if measured is not None:
-        cutoff = outputs["dynamics"].options.get("cutoff_hz", options.filter_cutoff)  # the filter used without
-        outputs["dynamics_with_plates"] = inverse_dynamics(motion, cutoff=cutoff, scheme=options.derivatives,
+        outputs["dynamics_with_plates"] = inverse_dynamics(motion, cutoff=options.filter_cutoff,  # as without
+                                                           scheme=options.derivatives,
                                                            external=measured)
     progress(1.0, f"joint torques and root residuals for {len(outputs['dynamics'].times)} frames")
     return outputs

@@ -45,8 +45,9 @@ GAIN = 0.10
 
 
 def default_dynamics(motion: Motion, forces: str = "per_frame") -> Dynamics:
-    """The inverse dynamics each force model is validated with: filtered (Winter's cutoff) central differences
-    for per-frame forces, the paper's unfiltered forward differences for its springs."""
+    """The inverse dynamics each force model is validated with: filtered (the default cutoff: Winter's at
+    touch-downs, ``dynamics.touchdowns``) central differences for per-frame forces, the paper's unfiltered forward
+    differences for its springs."""
     if forces == "spring":
         return inverse_dynamics(motion)
     return inverse_dynamics(motion, cutoff="auto", scheme="central")

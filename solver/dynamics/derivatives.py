@@ -44,6 +44,7 @@ from ..errors import SolverError
 from ..kinematics.motion import Motion
 from .cutoff import residual_cutoff
 from .lowpass import PAD, butter2, filtfilt
+from .touchdowns import STEADY_HZ, touchdown_weight
 from ..model.body import BodyModel
 from ..rotations import quat_conj, quat_continuity, quat_mul
 
@@ -51,6 +52,9 @@ from ..rotations import quat_conj, quat_continuity, quat_mul
 MAX_ROTATION_PER_FRAME = np.pi / 2
 #: Finite-difference schemes: the paper's (Euler-consistent) and centred ones.
 SCHEMES = ("forward", "central")
+#: Cutoffs found from the motion: Winter's at touch-downs and at most ``touchdowns.STEADY_HZ`` elsewhere (the
+#: default), or Winter's throughout.
+AUTOMATIC_CUTOFFS = ("auto", "winter")
 
 
 def quaternion_columns(model: BodyModel) -> tuple[list[str], np.ndarray, np.ndarray]:
@@ -204,23 +208,45 @@ def butterworth(model: BodyModel, times: np.ndarray, q: np.ndarray, cutoff: floa
     return filtered
 
 
+def touchdown_filtered(model: BodyModel, times: np.ndarray, q: np.ndarray, cutoff: float):
+    """The coordinates (T, nq) filtered at ``cutoff`` (Winter's) and at ``touchdowns.STEADY_HZ``, and the weight
+    (T,) of the former (``touchdowns.touchdown_weight``; None, and no second filtering, for a model without
+    feet)."""
+    winter = butterworth(model, times, q, cutoff)
+    weight = touchdown_weight(model, times, winter)
+    return winter, None if weight is None else butterworth(model, times, q, STEADY_HZ), weight
+
+
+def blended_coordinates(model: BodyModel, first: np.ndarray, second: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """``weight·first + (1 - weight)·second`` per frame (coordinates (T, nq), weight (T,)), quaternions
+    renormalised."""
+    q = weight[:, None] * first + (1.0 - weight[:, None]) * second
+    _, iq, _ = quaternion_columns(model)
+    q[:, iq] /= np.linalg.norm(q[:, iq], axis=-1, keepdims=True)
+    return q
+
+
 def motion_derivatives(motion: Motion, cutoff: float | str | None = None, scheme: str = "forward"):
     """``(times, q, v, a, options)`` for the dynamics of ``motion``.
 
-    ``cutoff``: None (no filter), a frequency [Hz], or ``"auto"`` (Winter's residual analysis of the
-    trajectories of the segments' origins and tips, ``cutoff.residual_cutoff``). A motion with its own
-    consistent ``v`` and
+    ``cutoff``: None (no filter), a frequency [Hz], ``"winter"`` (Winter's residual analysis of the
+    trajectories of the segments' origins and tips, ``cutoff.residual_cutoff``) or ``"auto"`` (the default
+    path, beyond Winter: his cutoff where a foot lands and at most ``touchdowns.STEADY_HZ`` elsewhere, the two
+    filterings' ``q``, ``v`` and ``a`` blended by ``touchdowns.touchdown_weight``; blending the derivatives,
+    not the coordinates, adds no ``w'' Δq`` to the accelerations). A motion with its own consistent ``v`` and
     ``a`` (Lee's estimator) is used as it is, on all its frames, unless a frequency is given. Otherwise
     ``scheme`` (``"forward"``: the paper's; ``"central"``) differentiates the coordinates, filtered by a
-    zero-lag Butterworth filter at the cutoff. ``options`` records the choices, the cutoff used and
+    zero-lag Butterworth filter at the cutoff. ``options`` records the choices, the cutoff used (Winter's, and
+    ``steady_cutoff_hz`` with the share of frames at Winter's, ``touchdown_share``, for ``"auto"``) and
     ``first_frame``, the motion's frame of the first result.
     """
     if scheme not in SCHEMES:
         raise SolverError(f"Unknown finite-difference scheme {scheme!r}", f"use one of {', '.join(SCHEMES)}")
-    if isinstance(cutoff, str) and cutoff != "auto":
-        raise SolverError(f"Unknown cutoff {cutoff!r}", "give a frequency in Hz, 'auto' or None (no filter)")
+    if isinstance(cutoff, str) and cutoff not in AUTOMATIC_CUTOFFS:
+        raise SolverError(f"Unknown cutoff {cutoff!r}",
+                          "give a frequency in Hz, 'auto', 'winter' or None (no filter)")
     model = motion.model
-    if (cutoff is None or cutoff == "auto") and motion.v is not None and motion.a is not None:
+    if (cutoff is None or cutoff in AUTOMATIC_CUTOFFS) and motion.v is not None and motion.a is not None:
         shape = (motion.n_frames, model.nv)
         if np.shape(motion.v) != shape or np.shape(motion.a) != shape:
             raise SolverError(f"The motion's velocities/accelerations must have shape {shape}",
@@ -229,14 +255,27 @@ def motion_derivatives(motion: Motion, cutoff: float | str | None = None, scheme
                 np.asarray(motion.v, dtype=float), np.asarray(motion.a, dtype=float),
                 {"derivatives": f"given by {motion.method}", "first_frame": 0})
     options = {"derivatives": f"{scheme} differences", "cutoff_hz": cutoff, "first_frame": int(scheme == "central")}
-    if cutoff == "auto":
+    blend = cutoff == "auto"
+    if cutoff in AUTOMATIC_CUTOFFS:
         rate = 1.0 / time_step(motion.times)
         posed = np.isfinite(motion.q).all(axis=1)
         tips = np.array([segment.tip for segment in model.segments])
         ends = motion.positions + np.einsum("tsij,sj->tsi", motion.rotations, tips)
         cutoff = residual_cutoff(np.concatenate([motion.positions, ends], axis=1)[posed], rate)
         options.update(cutoff_hz=cutoff, cutoff_source="Winter's residual analysis")
-    q = motion.q if cutoff is None else butterworth(model, motion.times, motion.q, cutoff)
     differences = central_differences if scheme == "central" else forward_differences
-    times, q, v, a = differences(model, motion.times, q)
+    if cutoff is None or not (blend and cutoff > STEADY_HZ):
+        q = motion.q if cutoff is None else butterworth(model, motion.times, motion.q, cutoff)
+        times, q, v, a = differences(model, motion.times, q)
+        return times, q, v, a, options
+    winter, steady, weight = touchdown_filtered(model, motion.times, motion.q, cutoff)
+    times, q, v, a = differences(model, motion.times, winter)
+    if weight is None:
+        return times, q, v, a, options
+    _, q_steady, v_steady, a_steady = differences(model, motion.times, steady)
+    weight = weight[options["first_frame"]:options["first_frame"] + len(times)]
+    q = blended_coordinates(model, q, q_steady, weight)
+    v, a = (weight[:, None] * x + (1.0 - weight[:, None]) * y for x, y in ((v, v_steady), (a, a_steady)))
+    options.update(steady_cutoff_hz=STEADY_HZ, touchdown_share=float(np.mean(weight)),
+                   cutoff_source=f"Winter's residual analysis at touch-downs, at most {STEADY_HZ:g} Hz elsewhere")
     return times, q, v, a, options

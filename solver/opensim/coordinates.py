@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..dynamics import Dynamics, joint_moments
-from ..dynamics.derivatives import butterworth
+from ..dynamics.derivatives import blended_coordinates, butterworth, touchdown_filtered
 from ..errors import SolverError
 from ..kinematics.angles import ClinicalJoint, clinical_joints, joint_angles
 from ..kinematics.motion import Motion
@@ -113,7 +113,11 @@ def dynamics_coordinates(motion: Motion, dynamics: Dynamics) -> np.ndarray:
     coordinates of its frames."""
     cutoff = dynamics.options.get("cutoff_hz")
     filtered = isinstance(cutoff, (int, float)) and not isinstance(cutoff, bool)
-    q = butterworth(motion.model, motion.times, motion.q, cutoff) if filtered else motion.q
+    if filtered and "steady_cutoff_hz" in dynamics.options:  # Winter's cutoff at touch-downs only
+        winter, steady, weight = touchdown_filtered(motion.model, motion.times, motion.q, cutoff)
+        q = blended_coordinates(motion.model, winter, steady, weight)
+    else:
+        q = butterworth(motion.model, motion.times, motion.q, cutoff) if filtered else motion.q
     frames = np.clip(np.searchsorted(motion.times, dynamics.times - 1e-9), 0, len(q) - 1)
     _, ours = motion.model.forward_kinematics(q[frames])
     _, theirs = motion.model.forward_kinematics(dynamics.q)

@@ -1,0 +1,75 @@
+"""Where a foot lands, found from the motion: the frames that keep Winter's cutoff when the rest of the trial is
+filtered lower (``motion_derivatives(cutoff="auto")``). Beyond Winter's residual analysis and beyond the paper.
+
+Why two cutoffs. Winter's residual analysis (``cutoff.residual_cutoff``) finds the cutoff from the white-noise
+floor of the trajectories. Reconstructed trajectories from smoothed markers (video keypoints, processed marker
+data) have none: on the six real trials with plates the residual at 20 Hz is 0.00-0.06 mm, the noise line meets
+the axis near zero and the cutoff lands at 15-19.5 Hz on every trial, wherever the upstream smoothing ends.
+What passes is not white noise but an 8-15 Hz wobble of the segments (soft tissue, keypoint jitter): the root
+force it makes is a tenth of the body weight fore-aft even in flight, where the truth is zero, and from motion
+alone it becomes contact force, so joint moments. A landing's force reaches as high, though: in the 0.17 s after
+DJ3's touch-down the root force misses the plates' by 36.8 % BW vertically at Winter's 16.5 Hz, 44.9 at 8 Hz
+(README). So Winter's cutoff is kept where a foot lands and the rest is filtered at ``STEADY_HZ`` at most (the
+upper end of the usual 6-10 Hz for human motion; 6 and 8 Hz cost the walks, README); ``touchdown_weight`` says
+where, ``derivatives.motion_derivatives`` blends the two. ``cutoff="winter"`` keeps Winter's throughout.
+
+A touch-down: a contact point of a foot (segments named ``foot*``) enters the band ``FLOOR_BAND`` above the
+floor having moved down faster than ``ARRIVAL_SPEED`` within ``ARRIVAL_TIME`` before; the floor is the
+``FLOOR_PERCENTILE`` percentile of those points' heights over the trial (the lowest surface, below a box).
+The weight is 1 from ``BEFORE`` before a touch-down to ``AFTER`` after it (an impact's force settles in a
+tenth of a second), 0 elsewhere, smoothed by a Hann window reaching ``RAMP`` either side.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..model.body import BodyModel
+
+#: The cutoff away from touch-downs [Hz], at most (a lower Winter's cutoff is kept everywhere).
+STEADY_HZ = 10.0
+#: The floor: this percentile of the feet's contact points' heights over the trial ...
+FLOOR_PERCENTILE = 2.0
+#: ... and a point lands when it enters this band above it [m] ...
+FLOOR_BAND = 0.03
+#: ... having moved down faster than this [m/s] within this time before [s].
+ARRIVAL_SPEED, ARRIVAL_TIME = 0.2, 0.03
+#: Winter's cutoff is kept from this long before a touch-down to this long after it [s] ...
+BEFORE, AFTER = 0.03, 0.10
+#: ... with ramps smoothed by a Hann window reaching this far either side [s].
+RAMP = 0.04
+
+
+def foot_heights(model: BodyModel, q: np.ndarray) -> np.ndarray:
+    """Heights (T, K) of the contact points of the segments named ``foot*`` (K may be 0)."""
+    feet = [k for k, s in enumerate(model.segments) if s.name.lower().startswith("foot") and len(s.contact_points)]
+    if not feet:
+        return np.zeros((len(q), 0))
+    rotations, origins = model.forward_kinematics(q)
+    owners = np.concatenate([np.full(len(model.segments[k].contact_points), k) for k in feet])
+    local = np.concatenate([model.segments[k].contact_points for k in feet])
+    return origins[:, owners, 2] + np.einsum("tkj,kj->tk", rotations[:, owners, 2], local)
+
+
+def touchdown_weight(model: BodyModel, times: np.ndarray, q: np.ndarray) -> np.ndarray | None:
+    """(T,) in [0, 1]: 1 around touch-downs, 0 elsewhere (module docstring), for coordinates ``q`` (T, nq)
+    filtered at Winter's cutoff; None when the model has no feet or no foot point is ever posed."""
+    heights = foot_heights(model, q)
+    if heights.shape[1] == 0 or not np.isfinite(heights).any() or len(times) < 2:
+        return None
+    step = float(times[1] - times[0])
+    with np.errstate(invalid="ignore"):
+        near = heights - np.nanpercentile(heights, FLOOR_PERCENTILE) < FLOOR_BAND
+        falling = np.gradient(heights, step, axis=0) < -ARRIVAL_SPEED
+    recently = falling.copy()
+    for lag in range(1, max(1, int(round(ARRIVAL_TIME / step))) + 1):
+        recently[lag:] |= falling[:-lag]
+    arrives = near & recently
+    arrives[1:] &= ~near[:-1]
+    arrives[0] = False
+    weight = np.zeros(len(times))
+    for t in times[arrives.any(axis=1)]:
+        weight[(times >= t - BEFORE - 1e-9) & (times <= t + AFTER + 1e-9)] = 1.0
+    half = max(1, int(round(RAMP / step)))
+    window = np.hanning(2 * half + 1)
+    return np.convolve(np.pad(weight, half, mode="edge"), window / window.sum(), mode="valid")

@@ -1,0 +1,88 @@
+"""Winter's cutoff where a foot lands, at most 10 Hz elsewhere (``dynamics.touchdowns``, the default ``auto``
+cutoff): the touch-downs of a synthetic drop, and on a real drop jump the root force closer to the plates'."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from mocap_dynamics.solver.dynamics import motion_derivatives
+from mocap_dynamics.solver.dynamics.touchdowns import AFTER, BEFORE, STEADY_HZ, touchdown_weight
+from mocap_dynamics.solver.kinematics.motion import Motion
+from tests.unit.test_dynamics_models import chain
+
+DT = 0.01
+
+
+def dropped_foot(fall: bool):
+    """A free body with one hinged link named ``foot`` whose contact point is 0.3 m below the root, reaching the
+    floor (z = 0) at 1 s and staying there: after a free fall of 0.3 s (2.9 m/s at touch-down), or lowered at
+    0.05 m/s. Its model, times, coordinates and the time of touch-down."""
+    model = chain(["hinge"])
+    foot = replace(model.segments[1], name="foot", joint_offset=(0.0, 0.0, 0.0), tip=(0.0, 0.0, -0.3),
+                   contact_points=np.array([[0.0, 0.0, -0.3]]))
+    model = type(model)((model.segments[0], foot))
+    times = np.arange(200) * DT
+    landing = 1.0
+    if fall:
+        falling = np.clip(times - (landing - 0.3), 0.0, 0.3)
+        height = 0.3 + 0.5 * 9.81 * (0.3 ** 2 - falling ** 2)
+    else:
+        height = 0.3 + 0.05 * np.clip(landing - times, 0.0, None)
+    q = np.tile(model.neutral_q(), (len(times), 1))
+    q[:, 2] = height
+    return model, times, q, landing
+
+
+def test_a_fall_onto_the_floor_is_a_touchdown_and_a_slow_lowering_is_not():
+    model, times, q, landing = dropped_foot(fall=True)
+    weight = touchdown_weight(model, times, q)
+    around = (times > landing - BEFORE + 0.05) & (times < landing + AFTER - 0.05)
+    assert np.all(weight[around] > 0.99)
+    far = (times < landing - BEFORE - 0.1) | (times > landing + AFTER + 0.1)
+    assert np.all(weight[far] < 1e-9) and np.all((weight >= 0) & (weight <= 1 + 1e-12))
+    model, times, q, _ = dropped_foot(fall=False)
+    assert np.all(touchdown_weight(model, times, q) == 0.0)
+
+
+def test_no_feet_keeps_winters_cutoff_throughout():
+    model = chain(["hinge"])  # no segment named foot*
+    times = np.arange(300) * DT
+    q = np.tile(model.neutral_q(), (len(times), 1))
+    q[:, 7] = np.sin(2 * np.pi * 1.5 * times) + np.random.default_rng(3).normal(0, 2e-4, len(times))
+    assert touchdown_weight(model, times, q) is None
+    motion = Motion.from_q(model, times, q, method="otm")
+    _, _, _, a_auto, options = motion_derivatives(motion, cutoff="auto", scheme="central")
+    _, _, _, a_winter, winter = motion_derivatives(motion, cutoff="winter", scheme="central")
+    assert "steady_cutoff_hz" not in options and options["cutoff_hz"] == winter["cutoff_hz"]
+    np.testing.assert_array_equal(a_auto, a_winter)
+
+
+def test_a_drop_jump_keeps_its_landing_and_sheds_the_wobble(shared_data):
+    """subject4_DJ3 (a drop jump from a box onto two plates, ending on a second landing): the default cutoff
+    keeps Winter's at the two landings only, and the root force from the motion (what the contact estimate must
+    balance) follows the plates' total closer than with Winter's cutoff throughout, fore-aft and vertically,
+    over the frames the plates see every foot."""
+    from mocap_dynamics.solver.pipeline import PipelineOptions, run
+    results = {cutoff: run(shared_data / "subject4_DJ3.trc", PipelineOptions(until="contact", cutoff=cutoff))
+               for cutoff in ("auto", "winter")}
+    options = results["auto"].dynamics.options
+    assert options["cutoff_hz"] > STEADY_HZ and options["steady_cutoff_hz"] == STEADY_HZ
+    assert 0.05 < options["touchdown_share"] < 0.25
+    errors = {}
+    for cutoff, result in results.items():
+        comparison, weight = result.plate_comparison, result.contact.body_weight
+        seen = comparison.covered & (result.contact.surface_force[:, 1:, 2].sum(1) < 0.02 * weight)
+        error = (result.contact.root_wrench_without[:, :3] - comparison.measured)[seen] / weight
+        errors[cutoff] = (np.sqrt(np.mean((error @ comparison.forward) ** 2)),
+                          np.sqrt(np.mean(error[:, 2] ** 2)))
+    assert errors["auto"][0] < errors["winter"][0] - 0.01
+    assert errors["auto"][1] <= errors["winter"][1] + 0.002
+
+
+@pytest.mark.parametrize("cutoff", ["auto", "winter"])
+def test_the_plates_dynamics_use_the_same_filtering(shared_data, cutoff):
+    from mocap_dynamics.solver.pipeline import PipelineOptions, run
+    result = run(shared_data / "subject4_DJ3.trc", PipelineOptions(until="dynamics", cutoff=cutoff))
+    np.testing.assert_array_equal(result.dynamics.q, result.dynamics_with_plates.q)
+    np.testing.assert_array_equal(result.dynamics.a, result.dynamics_with_plates.a)
