@@ -28,6 +28,7 @@ from typing import Callable
 from .contact import compare_with_plates, estimate_contact
 from .contact.plate_mass import mass_from_plates
 from .dynamics import inverse_dynamics, plate_forces
+from .dynamics.derivatives import motion_derivatives
 from .errors import ModelError
 from .io import attach_plates, load_trial, read_grf_mot
 from .io.trial import Trial
@@ -164,22 +165,20 @@ def _dynamics(path, state: dict, options: PipelineOptions, progress: Progress) -
     depend on the mass); the model, motion and dynamics are then rescaled to it."""
     progress(0.0, "inverse dynamics")
     trial, model, motion = state["trial"], state["model"], state["motion"]
-    outputs = {"dynamics": inverse_dynamics(motion, cutoff=options.filter_cutoff, scheme=options.derivatives)}
+    derived = motion_derivatives(motion, cutoff=options.filter_cutoff, scheme=options.derivatives)  # mass-free
+    outputs = {"dynamics": inverse_dynamics(motion, derivatives=derived)}
     if model.mass_source.startswith("assumed") and trial.plates:
         contact = estimate_contact(dynamics=outputs["dynamics"])
         found = mass_from_plates(contact, compare_with_plates(contact, trial))
         if found is not None:
             model = with_body_mass(model, found.mass, found.source)
             motion = replace(motion, model=model)
-            outputs = {"model": model, "motion": motion,
-                       "dynamics": inverse_dynamics(motion, cutoff=options.filter_cutoff, scheme=options.derivatives)}
+            outputs = {"model": model, "motion": motion, "dynamics": inverse_dynamics(motion, derivatives=derived)}
             progress(0.5, f"body mass {found.mass:.1f} kg from the force plates")
     measured = plate_forces(trial, motion)
     outputs["dynamics_with_plates"] = None
     if measured is not None:
-        outputs["dynamics_with_plates"] = inverse_dynamics(motion, cutoff=options.filter_cutoff,  # as without
-                                                           scheme=options.derivatives,
-                                                           external=measured)
+        outputs["dynamics_with_plates"] = inverse_dynamics(motion, derivatives=derived, external=measured)
     progress(1.0, f"joint torques and root residuals for {len(outputs['dynamics'].times)} frames")
     return outputs
 

@@ -251,7 +251,8 @@ def rnea(model: BodyModel, times: np.ndarray, q: np.ndarray, v: np.ndarray, a: n
 
 
 def inverse_dynamics(motion: Motion, *, cutoff: float | str | None = None, scheme: str = "forward",
-                     gravity: np.ndarray = GRAVITY, external: ExternalForces | None = None) -> Dynamics:
+                     gravity: np.ndarray = GRAVITY, external: ExternalForces | None = None,
+                     derivatives: tuple | None = None) -> Dynamics:
     """Joint torques and root wrench of a ``Motion`` (Brubaker §4, eq. 8-9).
 
     Velocities and accelerations come from ``motion_derivatives`` (Lee's
@@ -260,9 +261,11 @@ def inverse_dynamics(motion: Motion, *, cutoff: float | str | None = None, schem
     zero-lag Butterworth filter at ``cutoff`` Hz, ``"auto"`` for Winter's
     residual analysis). Forward differences leave frames ``0 .. T-3``,
     central ones ``1 .. T-2`` (``Dynamics.times``); ``external`` forces are
-    sampled on the motion's frames (or already on those) and cut to them.
+    sampled on the motion's frames (or already on those) and cut to them. ``derivatives``: what
+    ``motion_derivatives`` returned for this motion's coordinates with this ``cutoff`` and ``scheme``, to reuse
+    (the dynamics with and without plates, or after a mass change, differentiate the same coordinates).
     """
-    times, q, v, a, options = motion_derivatives(motion, cutoff=cutoff, scheme=scheme)
+    times, q, v, a, options = derivatives or motion_derivatives(motion, cutoff=cutoff, scheme=scheme)
     if external is not None and len(external.points) > len(times):
         frames = slice(options["first_frame"], options["first_frame"] + len(times))
         external = replace(external, points=external.points[frames], forces=external.forces[frames],

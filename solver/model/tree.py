@@ -74,10 +74,10 @@ def tree_of(model: BodyModel) -> Tree:
 
 def marker_chains_of(model: BodyModel) -> MarkerChains:
     """The chains and markers of ``model`` (use ``model.marker_chains``: once per model)."""
-    segments = model.segments
+    segments, v_starts = model.segments, model.v_starts
     chains: list[list[int]] = []
     for k, s in enumerate(segments):
-        own = list(range(int(model.v_starts[k]), int(model.v_starts[k]) + s.nv))
+        own = list(range(int(v_starts[k]), int(v_starts[k]) + s.nv))
         chains.append((chains[s.parent] if k else []) + own)
     chain = np.full((len(segments), max(len(c) for c in chains)), -1, dtype=np.int64)
     for k, c in enumerate(chains):
