@@ -13,9 +13,15 @@ DJ3's touch-down the root force misses the plates' by 36.8 % BW vertically at Wi
 upper end of the usual 6-10 Hz for human motion; 6 and 8 Hz cost the walks, README); ``touchdown_weight`` says
 where, ``derivatives.motion_derivatives`` blends the two. ``cutoff="winter"`` keeps Winter's throughout.
 
-A touch-down: a contact point of a foot (segments named ``foot*``) enters the band ``FLOOR_BAND`` above the
-floor having moved down faster than ``ARRIVAL_SPEED`` within ``ARRIVAL_TIME`` before; the floor is the
-``FLOOR_PERCENTILE`` percentile of those points' heights over the trial (the lowest surface, below a box).
+A touch-down: a contact point of a foot (segments named ``foot*``) enters the band ``FLOOR_BAND`` above a
+level the feet stand on, having moved down faster than ``ARRIVAL_SPEED`` within ``ARRIVAL_TIME`` before. The
+levels: the floor, the ``FLOOR_PERCENTILE`` percentile of those points' heights over the trial (the lowest
+surface, below a box), and every raised level where foot points rest (slower than ``REST_SPEED``) for
+``REST_TIME`` in all, in bins of ``LEVEL_BIN``, more than ``FLOOR_BAND`` above the floor's band: a box or a
+step landed on (a jump onto a box, a step down onto a stair). A raised level is entered only by a point that
+comes to rest there within ``AFTER`` (a foot falling past a box's edge to the floor does not land on the box).
+A trial on level ground has the floor alone: on the ten trials of ``../shared/data`` the touch-downs are those
+found from the floor alone (the weights identical).
 The weight is 1 from ``BEFORE`` before a touch-down to ``AFTER`` after it (an impact's force settles in a
 tenth of a second), 0 elsewhere, smoothed by a Hann window reaching ``RAMP`` either side.
 """
@@ -34,33 +40,61 @@ FLOOR_PERCENTILE = 2.0
 FLOOR_BAND = 0.03
 #: ... having moved down faster than this [m/s] within this time before [s].
 ARRIVAL_SPEED, ARRIVAL_TIME = 0.2, 0.03
+#: A raised level: foot points rest there (move slower than this [m/s]) ...
+REST_SPEED = 0.1
+#: ... for this long in all [s] (point-frames), within one bin of this height [m].
+REST_TIME, LEVEL_BIN = 0.1, 0.01
 #: Winter's cutoff is kept from this long before a touch-down to this long after it [s] ...
 BEFORE, AFTER = 0.03, 0.10
 #: ... with ramps smoothed by a Hann window reaching this far either side [s].
 RAMP = 0.04
 
 
-def foot_heights(model: BodyModel, q: np.ndarray) -> np.ndarray:
-    """Heights (T, K) of the contact points of the segments named ``foot*`` (K may be 0)."""
+def foot_points(model: BodyModel, q: np.ndarray) -> np.ndarray:
+    """Positions (T, K, 3) of the contact points of the segments named ``foot*`` (K may be 0)."""
     feet = [k for k, s in enumerate(model.segments) if s.name.lower().startswith("foot") and len(s.contact_points)]
     if not feet:
-        return np.zeros((len(q), 0))
+        return np.zeros((len(q), 0, 3))
     rotations, origins = model.forward_kinematics(q)
     owners = np.concatenate([np.full(len(model.segments[k].contact_points), k) for k in feet])
     local = np.concatenate([model.segments[k].contact_points for k in feet])
-    return origins[:, owners, 2] + np.einsum("tkj,kj->tk", rotations[:, owners, 2], local)
+    return origins[:, owners] + np.einsum("tkij,kj->tki", rotations[:, owners], local)
+
+
+def standing_levels(heights: np.ndarray, speed: np.ndarray, step: float) -> np.ndarray:
+    """Heights (L,) of the levels the feet stand on (module docstring): the floor first, then each raised
+    level where foot points of ``heights`` (T, K) rest (``speed`` (T, K) [m/s] below ``REST_SPEED``), at the
+    median height of the points resting in its bin."""
+    floor = np.nanpercentile(heights, FLOOR_PERCENTILE)
+    with np.errstate(invalid="ignore"):
+        resting = heights[(speed < REST_SPEED) & (heights > floor + 2 * FLOOR_BAND)]
+    bins = np.floor(resting / LEVEL_BIN).astype(np.int64)
+    found, counts = np.unique(bins, return_counts=True)
+    raised = [float(np.median(resting[bins == b])) for b in found[counts * step >= REST_TIME]]
+    return np.array([floor] + raised)
 
 
 def touchdown_weight(model: BodyModel, times: np.ndarray, q: np.ndarray) -> np.ndarray | None:
     """(T,) in [0, 1]: 1 around touch-downs, 0 elsewhere (module docstring), for coordinates ``q`` (T, nq)
     filtered at Winter's cutoff; None when the model has no feet or no foot point is ever posed."""
-    heights = foot_heights(model, q)
-    if heights.shape[1] == 0 or not np.isfinite(heights).any() or len(times) < 2:
+    points = foot_points(model, q)
+    if points.shape[1] == 0 or not np.isfinite(points).any() or len(times) < 2:
         return None
     step = float(times[1] - times[0])
+    heights = points[..., 2]
     with np.errstate(invalid="ignore"):
-        near = heights - np.nanpercentile(heights, FLOOR_PERCENTILE) < FLOOR_BAND
+        speed = np.linalg.norm(np.gradient(points, step, axis=0), axis=-1)
+        levels = standing_levels(heights, speed, step)
+        near = heights - levels[0] < FLOOR_BAND
+        raised = np.zeros_like(near)
+        for level in levels[1:]:
+            raised |= np.abs(heights - level) < FLOOR_BAND
         falling = np.gradient(heights, step, axis=0) < -ARRIVAL_SPEED
+        rests = raised & (speed < REST_SPEED)
+    stays = rests.copy()  # near a raised level only if the point comes to rest there within AFTER
+    for lag in range(1, max(1, int(round(AFTER / step))) + 1):
+        stays[:-lag] |= rests[lag:] & raised[:-lag]
+    near |= stays
     recently = falling.copy()
     for lag in range(1, max(1, int(round(ARRIVAL_TIME / step))) + 1):
         recently[lag:] |= falling[:-lag]

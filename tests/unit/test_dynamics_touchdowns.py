@@ -14,24 +14,34 @@ from tests.unit.test_dynamics_models import chain
 DT = 0.01
 
 
-def dropped_foot(fall: bool):
-    """A free body with one hinged link named ``foot`` whose contact point is 0.3 m below the root, reaching the
-    floor (z = 0) at 1 s and staying there: after a free fall of 0.3 s (2.9 m/s at touch-down), or lowered at
-    0.05 m/s. Its model, times, coordinates and the time of touch-down."""
+def foot_at(heights):
+    """A free body with one hinged link named ``foot`` whose contact point, 0.3 m below the root, is at
+    ``heights`` (T,) [m] at 100 Hz: its model, times and coordinates."""
     model = chain(["hinge"])
     foot = replace(model.segments[1], name="foot", joint_offset=(0.0, 0.0, 0.0), tip=(0.0, 0.0, -0.3),
                    contact_points=np.array([[0.0, 0.0, -0.3]]))
     model = type(model)((model.segments[0], foot))
-    times = np.arange(200) * DT
-    landing = 1.0
+    q = np.tile(model.neutral_q(), (len(heights), 1))
+    q[:, 2] = 0.3 + np.asarray(heights)
+    return model, np.arange(len(heights)) * DT, q
+
+
+def falling(times, start, end, height, level):
+    """Heights over ``times`` of a point resting at ``height`` until ``start``, then falling freely (from rest,
+    so ``height`` must be ``level + g (end - start)² / 2``) onto ``level`` at ``end``, resting there after."""
+    fall = np.clip(times - start, 0.0, end - start)
+    return np.maximum(height - 0.5 * 9.81 * fall ** 2, level)
+
+
+def dropped_foot(fall: bool):
+    """The foot reaching the floor (z = 0) at 1 s and staying there: after a free fall of 0.3 s (2.9 m/s at
+    touch-down), or lowered at 0.05 m/s. Its model, times, coordinates and the time of touch-down."""
+    times, landing = np.arange(200) * DT, 1.0
     if fall:
-        falling = np.clip(times - (landing - 0.3), 0.0, 0.3)
-        height = 0.3 + 0.5 * 9.81 * (0.3 ** 2 - falling ** 2)
+        heights = falling(times, landing - 0.3, landing, 0.5 * 9.81 * 0.3 ** 2, 0.0)
     else:
-        height = 0.3 + 0.05 * np.clip(landing - times, 0.0, None)
-    q = np.tile(model.neutral_q(), (len(times), 1))
-    q[:, 2] = height
-    return model, times, q, landing
+        heights = 0.05 * np.clip(landing - times, 0.0, None)
+    return *foot_at(heights), landing
 
 
 def test_a_fall_onto_the_floor_is_a_touchdown_and_a_slow_lowering_is_not():
@@ -43,6 +53,28 @@ def test_a_fall_onto_the_floor_is_a_touchdown_and_a_slow_lowering_is_not():
     assert np.all(weight[far] < 1e-9) and np.all((weight >= 0) & (weight <= 1 + 1e-12))
     model, times, q, _ = dropped_foot(fall=False)
     assert np.all(touchdown_weight(model, times, q) == 0.0)
+
+
+def test_a_landing_on_a_raised_level_counts_and_falling_past_one_does_not():
+    """A jump onto a box: the foot stands on the floor, is lifted and falls 0.3 s onto a level 0.3 m up where it
+    rests (the floor band alone misses this landing). Then a step off that box: the foot lifted from it
+    falls past its level to the floor; only the floor landing counts."""
+    times = np.arange(250) * DT
+    lift = np.clip((times - 0.4) / 0.3, 0.0, 1.0)
+    top = 0.3 + 0.5 * 9.81 * 0.3 ** 2
+    onto_box = np.where(times < 0.7, top * (1 - np.cos(np.pi * lift)) / 2, falling(times, 0.7, 1.0, top, 0.3))
+    weight = touchdown_weight(*foot_at(onto_box))
+    assert np.all(weight[(times > 1.0 - BEFORE + 0.05) & (times < 1.0 + AFTER - 0.05)] > 0.99)
+    assert np.all(weight[times < 0.7] < 1e-9) and np.all(weight[times > 1.0 + AFTER + 0.1] < 1e-9)
+
+    lift = np.clip((times - 0.5) / 0.2, 0.0, 1.0)
+    drop = 0.1 + 0.3  # released 0.1 m above the box: it passes the box's level after 0.14 s, lands 0.15 s later
+    land = 0.7 + np.sqrt(2 * drop / 9.81)
+    off_box = np.where(times < 0.7, 0.3 + 0.1 * (1 - np.cos(np.pi * lift)) / 2, falling(times, 0.7, land, drop, 0.0))
+    weight = touchdown_weight(*foot_at(off_box))
+    passing = 0.7 + np.sqrt(2 * 0.1 / 9.81)
+    assert np.all(weight[np.abs(times - passing) < 0.02] < 1e-9)
+    assert np.all(weight[(times > land - BEFORE + 0.05) & (times < land + AFTER - 0.05)] > 0.99)
 
 
 def test_no_feet_keeps_winters_cutoff_throughout():
