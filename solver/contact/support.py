@@ -9,7 +9,8 @@ candidate surface. Here, on a whole trial:
    the body travels fast, than ``REST_FRACTION`` of the centre of mass's horizontal speed (a sprinter's
    foot rolls and its markers shake at a good fraction of a metre per second, against 9 m/s of the body),
    faces down (its outward direction from its segment's axis points below ``FACING_DOWN``) and stays so for
-   at least ``REST_TIME`` (a running stance lasts a tenth of a second).
+   at least ``REST_TIME`` (a running stance lasts a tenth of a second, and a sprinter's foot points are that
+   slow for 45-70 ms of it, the less the lower the motion's cutoff: the sprint at 10-33 Hz).
 2. *Heights*: resting heights sorted and split where consecutive ones are more than ``HEIGHT_GAP`` apart;
    a cluster resting less than ``MIN_RESTING`` point-seconds is noise.
    The lowest cluster is the floor, wherever on it the subject stood; each cluster above it is split into
@@ -46,7 +47,7 @@ REST_FRACTION = 0.1
 #: ... facing down: its outward direction's vertical component below this ...
 FACING_DOWN = -0.5
 #: ... for at least this long [s].
-REST_TIME = 0.06
+REST_TIME = 0.04
 #: Resting heights farther apart than this [m] belong to different surfaces.
 HEIGHT_GAP = 0.04
 #: A surface needs at least this many point-seconds of resting.

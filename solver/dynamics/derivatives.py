@@ -44,7 +44,7 @@ from ..errors import SolverError
 from ..kinematics.motion import Motion
 from .cutoff import residual_cutoff
 from .lowpass import PAD, butter2, filtfilt
-from .touchdowns import STEADY_HZ, touchdown_weight
+from .touchdowns import LANDING_MAX_HZ, STEADY_HZ, touchdown_weight
 from ..model.body import BodyModel
 from ..rotations import quat_conj, quat_continuity, quat_mul
 
@@ -209,12 +209,16 @@ def butterworth(model: BodyModel, times: np.ndarray, q: np.ndarray, cutoff: floa
 
 
 def touchdown_filtered(model: BodyModel, times: np.ndarray, q: np.ndarray, cutoff: float):
-    """The coordinates (T, nq) filtered at ``cutoff`` (Winter's) and at ``touchdowns.STEADY_HZ``, and the weight
-    (T,) of the former (``touchdowns.touchdown_weight``; None, and no second filtering, for a model without
+    """The coordinates (T, nq) filtered at ``cutoff`` (Winter's; at most ``touchdowns.LANDING_MAX_HZ``) and at
+    ``touchdowns.STEADY_HZ``, and the weight (T,) of the former (``touchdowns.touchdown_weight``, found on the
+    coordinates at Winter's cutoff; None, and only the first filtering, at Winter's, for a model without
     feet)."""
     winter = butterworth(model, times, q, cutoff)
     weight = touchdown_weight(model, times, winter)
-    return winter, None if weight is None else butterworth(model, times, q, STEADY_HZ), weight
+    if weight is None:
+        return winter, None, None
+    landing = winter if cutoff <= LANDING_MAX_HZ else butterworth(model, times, q, LANDING_MAX_HZ)
+    return landing, butterworth(model, times, q, STEADY_HZ), weight
 
 
 def blended_coordinates(model: BodyModel, first: np.ndarray, second: np.ndarray, weight: np.ndarray) -> np.ndarray:
@@ -237,7 +241,8 @@ def motion_derivatives(motion: Motion, cutoff: float | str | None = None, scheme
     ``a`` (Lee's estimator) is used as it is, on all its frames, unless a frequency is given. Otherwise
     ``scheme`` (``"forward"``: the paper's; ``"central"``) differentiates the coordinates, filtered by a
     zero-lag Butterworth filter at the cutoff. ``options`` records the choices, the cutoff used (Winter's, and
-    ``steady_cutoff_hz`` with the share of frames at Winter's, ``touchdown_share``, for ``"auto"``) and
+    ``steady_cutoff_hz`` with the share of frames at Winter's, ``touchdown_share``, for ``"auto"``, whose
+    ``cutoff_hz`` is at most ``touchdowns.LANDING_MAX_HZ``, Winter's then ``winter_cutoff_hz``) and
     ``first_frame``, the motion's frame of the first result.
     """
     if scheme not in SCHEMES:
@@ -268,14 +273,19 @@ def motion_derivatives(motion: Motion, cutoff: float | str | None = None, scheme
         q = motion.q if cutoff is None else butterworth(model, motion.times, motion.q, cutoff)
         times, q, v, a = differences(model, motion.times, q)
         return times, q, v, a, options
-    winter, steady, weight = touchdown_filtered(model, motion.times, motion.q, cutoff)
-    times, q, v, a = differences(model, motion.times, winter)
+    landing, steady, weight = touchdown_filtered(model, motion.times, motion.q, cutoff)
+    times, q, v, a = differences(model, motion.times, landing)
     if weight is None:
         return times, q, v, a, options
+    landing_source = "Winter's residual analysis at touch-downs"
+    if cutoff > LANDING_MAX_HZ:
+        options.update(cutoff_hz=LANDING_MAX_HZ, winter_cutoff_hz=cutoff)
+        landing_source = (f"Winter's residual analysis ({cutoff:g} Hz) at touch-downs, at most "
+                          f"{LANDING_MAX_HZ:g} Hz there")
     _, q_steady, v_steady, a_steady = differences(model, motion.times, steady)
     weight = weight[options["first_frame"]:options["first_frame"] + len(times)]
     q = blended_coordinates(model, q, q_steady, weight)
     v, a = (weight[:, None] * x + (1.0 - weight[:, None]) * y for x, y in ((v, v_steady), (a, a_steady)))
     options.update(steady_cutoff_hz=STEADY_HZ, touchdown_share=float(np.mean(weight)),
-                   cutoff_source=f"Winter's residual analysis at touch-downs, at most {STEADY_HZ:g} Hz elsewhere")
+                   cutoff_source=f"{landing_source}, at most {STEADY_HZ:g} Hz elsewhere")
     return times, q, v, a, options

@@ -114,8 +114,9 @@ def dynamics_coordinates(motion: Motion, dynamics: Dynamics) -> np.ndarray:
     cutoff = dynamics.options.get("cutoff_hz")
     filtered = isinstance(cutoff, (int, float)) and not isinstance(cutoff, bool)
     if filtered and "steady_cutoff_hz" in dynamics.options:  # Winter's cutoff at touch-downs only
-        winter, steady, weight = touchdown_filtered(motion.model, motion.times, motion.q, cutoff)
-        q = blended_coordinates(motion.model, winter, steady, weight)
+        landing, steady, weight = touchdown_filtered(motion.model, motion.times, motion.q,
+                                                     dynamics.options.get("winter_cutoff_hz", cutoff))
+        q = blended_coordinates(motion.model, landing, steady, weight)
     else:
         q = butterworth(motion.model, motion.times, motion.q, cutoff) if filtered else motion.q
     frames = np.clip(np.searchsorted(motion.times, dynamics.times - 1e-9), 0, len(q) - 1)
