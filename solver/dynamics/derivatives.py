@@ -38,13 +38,16 @@ spread them over the whole trial).
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from ..errors import SolverError
 from ..kinematics.motion import Motion
 from .cutoff import residual_cutoff
 from .lowpass import PAD, butter2, filtfilt
-from .touchdowns import LANDING_MAX_HZ, STEADY_HZ, touchdown_weight
+from .touchdowns import (AFTER, BEFORE, LANDING_MAX_HZ, SETTLE, SETTLE_HZ, STEADY_HZ, settling_weight, touchdowns,
+                         window_weight)
 from ..model.body import BodyModel
 from ..rotations import quat_conj, quat_continuity, quat_mul
 
@@ -208,17 +211,36 @@ def butterworth(model: BodyModel, times: np.ndarray, q: np.ndarray, cutoff: floa
     return filtered
 
 
-def touchdown_filtered(model: BodyModel, times: np.ndarray, q: np.ndarray, cutoff: float):
-    """The coordinates (T, nq) filtered at ``cutoff`` (Winter's; at most ``touchdowns.LANDING_MAX_HZ``) and at
-    ``touchdowns.STEADY_HZ``, and the weight (T,) of the former (``touchdowns.touchdown_weight``, found on the
-    coordinates at Winter's cutoff; None, and only the first filtering, at Winter's, for a model without
-    feet)."""
+def touchdown_filtered(model: BodyModel, times: np.ndarray, q: np.ndarray, cutoff: float) -> list:
+    """The coordinates (T, nq) filtered for the default cutoff, as layers ``(coordinates, weight)`` from the
+    outermost: at Winter's ``cutoff`` (at most ``touchdowns.LANDING_MAX_HZ``) weighted by the touch-downs, at
+    ``touchdowns.SETTLE_HZ`` weighted by the settling after hard landings (only if there is one), and at
+    ``touchdowns.STEADY_HZ`` (weight None); each weight (T,) says how much its layer counts against all the
+    layers after it (``blended``). The touch-downs are found on the coordinates at Winter's cutoff. A model
+    without feet: one layer, at Winter's."""
     winter = butterworth(model, times, q, cutoff)
-    weight = touchdown_weight(model, times, winter)
-    if weight is None:
-        return winter, None, None
+    found = touchdowns(model, times, winter)
+    if found is None:
+        return [(winter, None)]
     landing = winter if cutoff <= LANDING_MAX_HZ else butterworth(model, times, q, LANDING_MAX_HZ)
-    return landing, butterworth(model, times, q, STEADY_HZ), weight
+    layers = [(landing, window_weight(times, found[0] - BEFORE, found[0] + AFTER))]
+    settling = settling_weight(times, found)
+    if settling is not None:
+        layers.append((butterworth(model, times, q, min(SETTLE_HZ, cutoff)), settling))
+    return layers + [(butterworth(model, times, q, STEADY_HZ), None)]
+
+
+def blended(layers: list, blend) -> np.ndarray:
+    """``layers`` [(x, weight), ...] folded from the innermost: ``blend(x, rest, weight)`` per layer, ``rest``
+    the blend of the layers after it (the last layer's weight is None)."""
+    result = layers[-1][0]
+    for x, weight in reversed(layers[:-1]):
+        result = blend(x, result, weight)
+    return result
+
+
+def _weighted(first: np.ndarray, second: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    return weight[:, None] * first + (1.0 - weight[:, None]) * second
 
 
 def blended_coordinates(model: BodyModel, first: np.ndarray, second: np.ndarray, weight: np.ndarray) -> np.ndarray:
@@ -235,14 +257,16 @@ def motion_derivatives(motion: Motion, cutoff: float | str | None = None, scheme
 
     ``cutoff``: None (no filter), a frequency [Hz], ``"winter"`` (Winter's residual analysis of the
     trajectories of the segments' origins and tips, ``cutoff.residual_cutoff``) or ``"auto"`` (the default
-    path, beyond Winter: his cutoff where a foot lands and at most ``touchdowns.STEADY_HZ`` elsewhere, the two
-    filterings' ``q``, ``v`` and ``a`` blended by ``touchdowns.touchdown_weight``; blending the derivatives,
+    path, beyond Winter: his cutoff where a foot lands, ``touchdowns.SETTLE_HZ`` after a hard landing and at
+    most ``touchdowns.STEADY_HZ`` elsewhere, the filterings' ``q``, ``v`` and ``a`` blended by the weights of
+    ``touchdown_filtered``; blending the derivatives,
     not the coordinates, adds no ``w'' Δq`` to the accelerations). A motion with its own consistent ``v`` and
     ``a`` (Lee's estimator) is used as it is, on all its frames, unless a frequency is given. Otherwise
     ``scheme`` (``"forward"``: the paper's; ``"central"``) differentiates the coordinates, filtered by a
     zero-lag Butterworth filter at the cutoff. ``options`` records the choices, the cutoff used (Winter's, and
     ``steady_cutoff_hz`` with the share of frames at Winter's, ``touchdown_share``, for ``"auto"``, whose
-    ``cutoff_hz`` is at most ``touchdowns.LANDING_MAX_HZ``, Winter's then ``winter_cutoff_hz``) and
+    ``cutoff_hz`` is at most ``touchdowns.LANDING_MAX_HZ``, Winter's then ``winter_cutoff_hz``, and after a hard
+    landing ``settling_cutoff_hz`` with its share of frames ``settling_share``) and
     ``first_frame``, the motion's frame of the first result.
     """
     if scheme not in SCHEMES:
@@ -273,19 +297,22 @@ def motion_derivatives(motion: Motion, cutoff: float | str | None = None, scheme
         q = motion.q if cutoff is None else butterworth(model, motion.times, motion.q, cutoff)
         times, q, v, a = differences(model, motion.times, q)
         return times, q, v, a, options
-    landing, steady, weight = touchdown_filtered(model, motion.times, motion.q, cutoff)
-    times, q, v, a = differences(model, motion.times, landing)
-    if weight is None:
+    layers = touchdown_filtered(model, motion.times, motion.q, cutoff)
+    derived = [differences(model, motion.times, x) for x, _ in layers]
+    times, q, v, a = derived[0]
+    if len(layers) == 1:
         return times, q, v, a, options
-    landing_source = "Winter's residual analysis at touch-downs"
+    source = "Winter's residual analysis at touch-downs"
     if cutoff > LANDING_MAX_HZ:
         options.update(cutoff_hz=LANDING_MAX_HZ, winter_cutoff_hz=cutoff)
-        landing_source = (f"Winter's residual analysis ({cutoff:g} Hz) at touch-downs, at most "
-                          f"{LANDING_MAX_HZ:g} Hz there")
-    _, q_steady, v_steady, a_steady = differences(model, motion.times, steady)
-    weight = weight[options["first_frame"]:options["first_frame"] + len(times)]
-    q = blended_coordinates(model, q, q_steady, weight)
-    v, a = (weight[:, None] * x + (1.0 - weight[:, None]) * y for x, y in ((v, v_steady), (a, a_steady)))
-    options.update(steady_cutoff_hz=STEADY_HZ, touchdown_share=float(np.mean(weight)),
-                   cutoff_source=f"{landing_source}, at most {STEADY_HZ:g} Hz elsewhere")
+        source = f"Winter's residual analysis ({cutoff:g} Hz) at touch-downs, at most {LANDING_MAX_HZ:g} Hz"
+    first = options["first_frame"]
+    weights = [None if w is None else w[first:first + len(times)] for _, w in layers]
+    q = blended([(d[1], w) for d, w in zip(derived, weights)], partial(blended_coordinates, model))
+    v, a = (blended([(d[i], w) for d, w in zip(derived, weights)], _weighted) for i in (2, 3))
+    options.update(steady_cutoff_hz=STEADY_HZ, touchdown_share=float(np.mean(weights[0])))
+    if len(layers) == 3:
+        options.update(settling_cutoff_hz=min(SETTLE_HZ, cutoff), settling_share=float(np.mean(weights[1])))
+        source += f", {min(SETTLE_HZ, cutoff):g} Hz for {SETTLE:g} s after a hard landing"
+    options["cutoff_source"] = f"{source}, at most {STEADY_HZ:g} Hz elsewhere"
     return times, q, v, a, options

@@ -19,11 +19,12 @@ keeps its own angles (``<segment>_angle``, ``<segment>_angle_1``/``_2``) about i
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
 from ..dynamics import Dynamics, joint_moments
-from ..dynamics.derivatives import blended_coordinates, butterworth, touchdown_filtered
+from ..dynamics.derivatives import blended, blended_coordinates, butterworth, touchdown_filtered
 from ..errors import SolverError
 from ..kinematics.angles import ClinicalJoint, clinical_joints, joint_angles
 from ..kinematics.motion import Motion
@@ -114,9 +115,9 @@ def dynamics_coordinates(motion: Motion, dynamics: Dynamics) -> np.ndarray:
     cutoff = dynamics.options.get("cutoff_hz")
     filtered = isinstance(cutoff, (int, float)) and not isinstance(cutoff, bool)
     if filtered and "steady_cutoff_hz" in dynamics.options:  # Winter's cutoff at touch-downs only
-        landing, steady, weight = touchdown_filtered(motion.model, motion.times, motion.q,
-                                                     dynamics.options.get("winter_cutoff_hz", cutoff))
-        q = blended_coordinates(motion.model, landing, steady, weight)
+        layers = touchdown_filtered(motion.model, motion.times, motion.q,
+                                    dynamics.options.get("winter_cutoff_hz", cutoff))
+        q = blended(layers, partial(blended_coordinates, motion.model))
     else:
         q = butterworth(motion.model, motion.times, motion.q, cutoff) if filtered else motion.q
     frames = np.clip(np.searchsorted(motion.times, dynamics.times - 1e-9), 0, len(q) - 1)

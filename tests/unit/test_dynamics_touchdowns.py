@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from mocap_dynamics.solver.dynamics import motion_derivatives
-from mocap_dynamics.solver.dynamics.touchdowns import AFTER, BEFORE, LANDING_MAX_HZ, STEADY_HZ, touchdown_weight
+from mocap_dynamics.solver.dynamics.touchdowns import (AFTER, BEFORE, LANDING_MAX_HZ, SETTLE, STEADY_HZ,
+                                                      settling_weight, touchdown_weight, touchdowns)
 from mocap_dynamics.solver.kinematics.motion import Motion
 from tests.unit.test_dynamics_models import chain
 
@@ -77,6 +78,20 @@ def test_a_landing_on_a_raised_level_counts_and_falling_past_one_does_not():
     assert np.all(weight[(times > land - BEFORE + 0.05) & (times < land + AFTER - 0.05)] > 0.99)
 
 
+def test_a_hard_landing_settles_and_a_soft_one_does_not():
+    """The free fall of 0.3 s (2.9 m/s at touch-down) is a hard landing: the settling weight is 1 from the end of
+    the touch-down window for ``SETTLE``; the same foot set down at 1 m/s (a walk's heel is slower) is not."""
+    model, times, q, landing = dropped_foot(fall=True)
+    found = touchdowns(model, times, q)
+    assert len(found[0]) == 1 and abs(found[0][0] - landing) < 0.015 and found[1][0] > 2.5
+    weight = settling_weight(times, found)
+    assert np.all(weight[(times > landing + AFTER + 0.05) & (times < landing + AFTER + SETTLE - 0.05)] > 0.99)
+    assert np.all(weight[(times < landing + AFTER - 0.05) | (times > landing + AFTER + SETTLE + 0.05)] < 1e-9)
+    set_down = foot_at(np.clip(1.0 * (landing - np.arange(200) * DT), 0.0, 0.3))
+    found = touchdowns(set_down[0], set_down[1], set_down[2])
+    assert len(found[0]) == 1 and settling_weight(set_down[1], found) is None
+
+
 def test_no_feet_keeps_winters_cutoff_throughout():
     model = chain(["hinge"])  # no segment named foot*
     times = np.arange(300) * DT
@@ -129,6 +144,21 @@ def test_a_sprints_landings_keep_at_most_the_landing_cap(shared_data, monkeypatc
     assert winter.dynamics.options["cutoff_hz"] == options["winter_cutoff_hz"]
     assert capped.plate_comparison.rmse_vertical < winter.plate_comparison.rmse_vertical - 5
     assert capped.plate_comparison.correlation_vertical > 0.955
+
+
+def test_video_drop_jump_settles_after_its_landing(shared_data, monkeypatch):
+    """opencap_video_DJ4 (video keypoints; a drop from a 31 cm box): after the landing the markers shake at 6-8
+    Hz while the plates' force is smooth; filtered at 6 Hz for 0.4 s after the hard landing, the vertical GRF
+    from the motion alone follows the plates closer (README: 16.3 -> 14.4 % BW)."""
+    from mocap_dynamics.solver.dynamics import touchdowns as module
+    from mocap_dynamics.solver.pipeline import PipelineOptions, run
+    trial = shared_data / "opencap_video_DJ4.trc"
+    settled = run(trial, PipelineOptions(until="contact"))
+    assert 0.1 < settled.dynamics.options["settling_share"] < 0.5
+    monkeypatch.setattr(module, "HARD_SPEED", np.inf)
+    unsettled = run(trial, PipelineOptions(until="contact"))
+    assert "settling_share" not in unsettled.dynamics.options
+    assert settled.plate_comparison.rmse_vertical < unsettled.plate_comparison.rmse_vertical - 1.0
 
 
 @pytest.mark.parametrize("cutoff", ["auto", "winter"])
