@@ -280,10 +280,12 @@ def resting_distance(material: Material, supporting_points: int, weight_per_scal
 # --- eq. 7: contact points on the body ---------------------------------------------------------------------
 @dataclass(frozen=True)
 class ContactPoints:
-    """The model's contact points: segment of each (K,) and its position in the segment frame (K, 3)."""
+    """The model's contact points: segment of each (K,), its position in the segment frame (K, 3) and its
+    padding (K,) [m], the soft tissue a load compresses (``model.contact_points``; 0: none)."""
 
     segments: np.ndarray
     local: np.ndarray
+    padding: np.ndarray
 
     @classmethod
     def of(cls, model: BodyModel) -> "ContactPoints":
@@ -292,7 +294,11 @@ class ContactPoints:
             raise SolverError("The body model has no contact points",
                               "place them with solver.model.with_contact_points(model)")
         local = np.concatenate([s.contact_points for s in model.segments if len(s.contact_points)]).astype(float)
-        return cls(segments, local)
+        given = model.metadata.get("contact_padding") or {}
+        padding = np.concatenate([np.asarray(given[s.name], dtype=float) if len(given.get(s.name, ())) ==
+                                  len(s.contact_points) else np.zeros(len(s.contact_points))
+                                  for s in model.segments if len(s.contact_points)])
+        return cls(segments, local, padding)
 
 
 @small

@@ -249,9 +249,11 @@ def cone_edges(normals: np.ndarray, friction: float) -> np.ndarray:
     return (normals[:, None] + friction * tangents) / np.sqrt(1.0 + friction ** 2)
 
 
-def activations(points: np.ndarray, arrays: SurfaceArrays, constants: ContactConstants):
-    """Each point's activation ``h(-G_d d_S)`` (T, K) on the surface that makes it most active (eq. 4's
-    distance sigmoid), that surface (T, K) and the face of it the point is nearest (T, K)."""
+def activations(points: np.ndarray, arrays: SurfaceArrays, constants: ContactConstants,
+                padding: np.ndarray | None = None):
+    """Each point's activation ``h(-G_d (d_S - a))`` (T, K) on the surface that makes it most active (eq. 4's
+    distance sigmoid; beyond the paper, ``a`` the point's ``padding`` (K,) [m]: soft tissue that touches that
+    far out, ``ContactPoints.padding``), that surface (T, K) and the face of it the point is nearest (T, K)."""
     distance = points @ arrays.normals.T - arrays.offsets  # (T, K, F)
     by_surface = [distance[..., a:b] for a, b in zip(arrays.first_face[:-1], arrays.first_face[1:])]
     surface_distance = np.stack([d.max(-1) for d in by_surface], axis=-1)  # (T, K, S)
@@ -259,6 +261,8 @@ def activations(points: np.ndarray, arrays: SurfaceArrays, constants: ContactCon
     face = np.stack([a + d.argmax(-1) for a, d in zip(arrays.first_face[:-1], by_surface)], axis=-1)
     face = np.take_along_axis(face, surface[..., None], -1)[..., 0]
     nearest = np.take_along_axis(surface_distance, surface[..., None], -1)[..., 0]
+    if padding is not None:
+        nearest = nearest - padding
     return 0.5 * (1.0 + np.tanh(-constants.distance_gain * nearest)), surface, face
 
 
@@ -365,10 +369,12 @@ def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.n
                      torque_weight: float = 1.0, options: PerFrameOptions = PerFrameOptions(),
                      constants: ContactConstants = ContactConstants(),
                      centre_of_mass: np.ndarray | None = None, velocities: np.ndarray | None = None,
-                     joints: JointLoads | None = None, times: np.ndarray | None = None) -> np.ndarray:
+                     joints: JointLoads | None = None, times: np.ndarray | None = None,
+                     padding: np.ndarray | None = None) -> np.ndarray:
     """Point forces per surface (S, T, K, 3) [N] of (*) for root wrenches ``residual`` (T, 6) without
     contact, about ``root_origin`` (T, 3), at contact points ``points`` (T, K, 3) near ``surfaces`` (each
-    point pushed by the surface that makes it most active); ``weight`` [N] the body weight; ``joints`` the
+    point pushed by the surface that makes it most active; ``padding`` (K,) as in ``activations``); ``weight``
+    [N] the body weight; ``joints`` the
     joint torques for (**) (none: no effort term); ``times`` (T,) [s] the frames' times for the smoothing
     prior (none: no prior; a frame more than 1.5 frame steps after the one before starts afresh). NaN in frames
     without a root wrench or a pose."""
@@ -376,7 +382,7 @@ def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.n
         raise SolverError("Per-frame contact forces need a positive body weight", "check the body model's mass")
     arrays = SurfaceArrays(surfaces)
     points = np.asarray(points, dtype=float)
-    activation, surface, face = activations(points, arrays, constants)
+    activation, surface, face = activations(points, arrays, constants, padding)
     if velocities is not None and options.sliding_speed > 0:
         activation = activation * sliding_factor(velocities, arrays.normals[face], options.sliding_speed)
     rows = np.sqrt(np.array([1.0, 1.0, 1.0, torque_weight, torque_weight, torque_weight], dtype=float))

@@ -31,13 +31,13 @@ found from the floor alone (the weights identical).
 The weight is 1 from ``BEFORE`` before a touch-down to ``AFTER`` after it (an impact's force settles in a
 tenth of a second), 0 elsewhere, smoothed by a Hann window reaching ``RAMP`` either side.
 
-After a hard landing (a point arriving faster than ``HARD_SPEED``, as from a 20 cm drop; a walk's heel
-arrives at under 1.5 m/s, video keypoints under 2) the motion is filtered at ``SETTLE_HZ`` for ``SETTLE`` past that window
+After a hard landing (a point arriving faster than ``HARD_SPEED``, as from a 20 cm drop; a walk's heel arrives at
+under 1.5 m/s, video keypoints' under 2) the motion is filtered at ``SETTLE_HZ`` for ``SETTLE`` past that window
 (``settling_weight``). The impact sets the soft tissue shaking over the bones at 6-8 Hz for a few tenths of a
-second; the markers follow it and rigid segments turn it into whole-segment force, while the plates' force
-is smooth there (DJ3, video DJ4). On the two drop jumps the vertical GRF from motion alone 12.7 -> 12.6 and
-16.3 -> 14.4 % BW, the moments where the plates see all +0.004 and +0.006 (README); no walk, sit-to-stand or
-squat here lands hard, the sprint's cutoff only (36.9 -> 37.3 % BW).
+second; the markers follow it and rigid segments turn it into whole-segment force, while the plates' force is
+smooth there (DJ3, video DJ4). On the two drop jumps the vertical GRF from motion alone 12.7 -> 12.6 and 16.3 ->
+14.4 % BW, the moments where the plates see all +0.004 and +0.006 (README); no walk, sit-to-stand or squat here
+lands hard, the sprint's cutoff only (36.9 -> 37.3 % BW).
 """
 
 from __future__ import annotations

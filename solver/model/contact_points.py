@@ -21,7 +21,14 @@ centre, in units of the hip-centre distance ``w``: ``0.2 w`` posterior,
 ``0.17 w`` medial, ``0.55 w`` inferior — bone plus compressed soft tissue), and
 each thigh a second ring at mid-length, of the radius of the solid cylinder
 with the thigh's radius of gyration (``√2`` times it: the thigh is thickest
-there).
+there). The ischial points stand for bone and *compressed* tissue: unloaded,
+the buttocks reach ``ContactConfig.seat_padding`` (3 cm) lower, and a seat
+carries load from the moment they touch it. Sit-to-stand shows it: the plates
+under the feet lose and regain the body's weight while the ischial points are
+still 3-5 cm above their seated level, sitting down and standing up alike
+(STS1). ``model.metadata["contact_padding"]`` keeps each segment's padding per
+contact point; the per-frame contact forces count a point that far above a
+surface as touching it (``contact.per_frame.activations``).
 
 With a static standing trial, ``level_soles`` then moves each sole point so
 that in the standing pose it lies on the floor: shoes, marker heights and a
@@ -53,6 +60,7 @@ class ContactConfig:
     heel_width: float = 0.135
     toe_width: float = 0.20
     seat: bool = True
+    seat_padding: float = 0.02
 
 
 #: Ischial tuberosity from its hip joint centre, in units of the hip-centre distance: (posterior, medial,
@@ -88,7 +96,7 @@ def with_contact_points(model: BodyModel, config: ContactConfig | None = None) -
     config = config or ContactConfig()
     feet = model.metadata.get("feet", {})
     chosen = model.names if config.segments is None else config.segments
-    segments = []
+    segments, padding = [], {}
     for s in model.segments:
         if s.name not in chosen:
             points = np.zeros((0, 3))
@@ -102,9 +110,11 @@ def with_contact_points(model: BodyModel, config: ContactConfig | None = None) -
             if config.seat and s.name.startswith("thigh"):
                 points = np.concatenate([points, ring(s.tip / 2, np.sqrt(2) * radius, config.ring_points)])
             if config.seat and s.name == "pelvis":
-                points = np.concatenate([points, ischia(model)])
+                seat = ischia(model)
+                padding[s.name] = [0.0] * len(points) + [config.seat_padding] * len(seat)
+                points = np.concatenate([points, seat])
         segments.append(replace(s, contact_points=points))
-    return replace(model, segments=tuple(segments))
+    return replace(model, segments=tuple(segments), metadata={**model.metadata, "contact_padding": padding})
 
 
 def ischia(model: BodyModel) -> np.ndarray:

@@ -206,3 +206,18 @@ def test_smoothing_steadies_the_joint_moments_of_a_real_walk(shared_data):
     assert agreement[PerFrameOptions().smoothing] > agreement[0.0] + 0.02
     with pytest.raises(SolverError, match="smoothing"):
         PerFrameOptions(smoothing=-1.0)
+
+
+def test_a_padded_point_touches_from_its_padding_away():
+    """``activations``: a point with soft-tissue padding ``a`` is as active at ``a`` above a surface as a bare
+    point on it (eq. 4's distance sigmoid shifted by ``a``)."""
+    from mocap_dynamics.solver.contact import Surface
+    from mocap_dynamics.solver.contact.model import ContactConstants, SurfaceArrays
+    from mocap_dynamics.solver.contact.per_frame import activations
+    points = np.array([[[0.0, 0.0, 0.0], [0.3, 0.0, 0.02], [0.6, 0.0, 0.02]]])
+    arrays, constants = SurfaceArrays((Surface.floor(0.0),)), ContactConstants()
+    bare, _, _ = activations(points, arrays, constants)
+    padded, _, _ = activations(points, arrays, constants, np.array([0.0, 0.02, 0.0]))
+    np.testing.assert_allclose(padded[0, :2], bare[0, 0], rtol=1e-12)
+    np.testing.assert_allclose(padded[0, 2], bare[0, 2], rtol=1e-12)
+    assert bare[0, 1] < 0.1 < 0.5 == pytest.approx(padded[0, 1])

@@ -43,6 +43,17 @@ def test_seat_points_under_the_hips_and_along_the_thighs(model):
     assert len(without.segments[0].contact_points) == 8
 
 
+def test_the_seat_points_are_padded_with_soft_tissue(model):
+    from mocap_dynamics.solver.contact.model import ContactPoints
+    pad = ContactConfig().seat_padding
+    assert 0.01 <= pad <= 0.05 and model.metadata["contact_padding"] == {"pelvis": [0.0] * 8 + [pad] * 2}
+    points = ContactPoints.of(model)
+    padded = np.flatnonzero(points.padding)
+    np.testing.assert_array_equal(points.segments[padded], model.index("pelvis"))
+    np.testing.assert_array_equal(points.local[padded], model.segments[model.index("pelvis")].contact_points[8:])
+    assert not ContactPoints.of(with_contact_points(model, ContactConfig(seat=False))).padding.any()
+
+
 def test_feet_points_on_the_sole(model):
     for side in "lr":
         foot = model.segments[model.index(f"foot_{side}")]
