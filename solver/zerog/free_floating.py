@@ -200,6 +200,7 @@ def _integrate(tree, q_path, v_path, a_path, h0, dt):
         start[k] = q_t[k] + cw.moment[0, k] / mass
     for k in range(7):
         base[k] = q_path[0, k]
+    _normalize_base(base)
     for n in range(n_frames):
         # the frame itself: pose, velocity from the momentum equation, acceleration from a zero root wrench
         for k in range(nq):
@@ -217,12 +218,14 @@ def _integrate(tree, q_path, v_path, a_path, h0, dt):
             a_out[n, k] = a_t[k]
         if n == n_frames - 1:
             break
-        # classical Runge-Kutta to the next frame; stages at t, t + dt/2 (twice), t + dt
-        for stage in range(4):
-            row_index = 2 * n + (0 if stage == 0 else (2 if stage == 3 else 1))
-            h = 0.0 if stage == 0 else (dt if stage == 3 else 0.5 * dt)
+        # classical Runge-Kutta to the next frame; stages at t (the frame's own base velocity, above),
+        # t + dt/2 (twice) and t + dt
+        _quaternion_rate(q_t, v_t, rates[0])
+        for stage in range(1, 4):
+            row_index = 2 * n + (2 if stage == 3 else 1)
+            h = dt if stage == 3 else 0.5 * dt
             for k in range(3, 7):
-                q_t[k] = base[k] + (h * rates[stage - 1, k] if stage > 0 else 0.0)
+                q_t[k] = base[k] + h * rates[stage - 1, k]
             for k in range(7, nq):
                 q_t[k] = q_path[row_index, k]
             _normalize_base(q_t)
