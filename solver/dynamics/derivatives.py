@@ -46,8 +46,8 @@ from ..errors import SolverError
 from ..kinematics.motion import Motion
 from .cutoff import residual_cutoff
 from .lowpass import PAD, butter2, filtfilt
-from .touchdowns import (AFTER, BEFORE, LANDING_MAX_HZ, SETTLE, SETTLE_HZ, STEADY_HZ, settling_weight, touchdowns,
-                         window_weight)
+from .touchdowns import (LANDING_MAX_HZ, SETTLE, SETTLE_HZ, STEADY_HZ, settling_weight, touchdown_weight,
+                         touchdowns)
 from ..model.body import BodyModel
 from ..rotations import quat_conj, quat_continuity, quat_mul
 
@@ -223,7 +223,7 @@ def touchdown_filtered(model: BodyModel, times: np.ndarray, q: np.ndarray, cutof
     if found is None:
         return [(winter, None)]
     landing = winter if cutoff <= LANDING_MAX_HZ else butterworth(model, times, q, LANDING_MAX_HZ)
-    layers = [(landing, window_weight(times, found[0] - BEFORE, found[0] + AFTER))]
+    layers = [(landing, touchdown_weight(times, found))]
     settling = settling_weight(times, found)
     if settling is not None:
         layers.append((butterworth(model, times, q, min(SETTLE_HZ, cutoff)), settling))

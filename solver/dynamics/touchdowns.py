@@ -10,7 +10,7 @@ force it makes is a tenth of the body weight fore-aft even in flight, where the 
 alone it becomes contact force, so joint moments. A landing's force reaches as high, though: in the 0.17 s after
 DJ3's touch-down the root force misses the plates' by 36.8 % BW vertically at Winter's 16.5 Hz, 44.9 at 8 Hz
 (README). So Winter's cutoff is kept where a foot lands and the rest is filtered at ``STEADY_HZ`` at most (the
-upper end of the usual 6-10 Hz for human motion; 6 and 8 Hz cost the walks, README); ``touchdown_weight`` says
+upper end of the usual 6-10 Hz for human motion; 6 and 8 Hz cost the walks, README); ``touchdowns`` says
 where, ``derivatives.motion_derivatives`` blends the two. ``cutoff="winter"`` keeps Winter's throughout.
 
 At touch-downs Winter's cutoff is kept up to ``LANDING_MAX_HZ``. A fast motion captured fast finds it higher
@@ -138,11 +138,10 @@ def window_weight(times: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np
     return np.convolve(np.pad(weight, half, mode="edge"), window / window.sum(), mode="valid")
 
 
-def touchdown_weight(model: BodyModel, times: np.ndarray, q: np.ndarray) -> np.ndarray | None:
-    """(T,) in [0, 1]: 1 around touch-downs, 0 elsewhere (module docstring), for coordinates ``q`` (T, nq)
-    filtered at Winter's cutoff; None when the model has no feet or no foot point is ever posed."""
-    found = touchdowns(model, times, q)
-    return None if found is None else window_weight(times, found[0] - BEFORE, found[0] + AFTER)
+def touchdown_weight(times: np.ndarray, found: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """(T,) in [0, 1]: 1 from ``BEFORE`` before to ``AFTER`` after each of the touch-downs ``found``
+    (``touchdowns``), 0 elsewhere."""
+    return window_weight(times, found[0] - BEFORE, found[0] + AFTER)
 
 
 def settling_weight(times: np.ndarray, found: tuple[np.ndarray, np.ndarray]) -> np.ndarray | None:

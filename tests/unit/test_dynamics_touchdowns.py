@@ -45,15 +45,21 @@ def dropped_foot(fall: bool):
     return *foot_at(heights), landing
 
 
+def weight_of(model, times, q):
+    """The touch-down weight of coordinates ``q`` (None without feet)."""
+    found = touchdowns(model, times, q)
+    return None if found is None else touchdown_weight(times, found)
+
+
 def test_a_fall_onto_the_floor_is_a_touchdown_and_a_slow_lowering_is_not():
     model, times, q, landing = dropped_foot(fall=True)
-    weight = touchdown_weight(model, times, q)
+    weight = weight_of(model, times, q)
     around = (times > landing - BEFORE + 0.05) & (times < landing + AFTER - 0.05)
     assert np.all(weight[around] > 0.99)
     far = (times < landing - BEFORE - 0.1) | (times > landing + AFTER + 0.1)
     assert np.all(weight[far] < 1e-9) and np.all((weight >= 0) & (weight <= 1 + 1e-12))
     model, times, q, _ = dropped_foot(fall=False)
-    assert np.all(touchdown_weight(model, times, q) == 0.0)
+    assert np.all(weight_of(model, times, q) == 0.0)
 
 
 def test_a_landing_on_a_raised_level_counts_and_falling_past_one_does_not():
@@ -64,7 +70,7 @@ def test_a_landing_on_a_raised_level_counts_and_falling_past_one_does_not():
     lift = np.clip((times - 0.4) / 0.3, 0.0, 1.0)
     top = 0.3 + 0.5 * 9.81 * 0.3 ** 2
     onto_box = np.where(times < 0.7, top * (1 - np.cos(np.pi * lift)) / 2, falling(times, 0.7, 1.0, top, 0.3))
-    weight = touchdown_weight(*foot_at(onto_box))
+    weight = weight_of(*foot_at(onto_box))
     assert np.all(weight[(times > 1.0 - BEFORE + 0.05) & (times < 1.0 + AFTER - 0.05)] > 0.99)
     assert np.all(weight[times < 0.7] < 1e-9) and np.all(weight[times > 1.0 + AFTER + 0.1] < 1e-9)
 
@@ -72,7 +78,7 @@ def test_a_landing_on_a_raised_level_counts_and_falling_past_one_does_not():
     drop = 0.1 + 0.3  # released 0.1 m above the box: it passes the box's level after 0.14 s, lands 0.15 s later
     land = 0.7 + np.sqrt(2 * drop / 9.81)
     off_box = np.where(times < 0.7, 0.3 + 0.1 * (1 - np.cos(np.pi * lift)) / 2, falling(times, 0.7, land, drop, 0.0))
-    weight = touchdown_weight(*foot_at(off_box))
+    weight = weight_of(*foot_at(off_box))
     passing = 0.7 + np.sqrt(2 * 0.1 / 9.81)
     assert np.all(weight[np.abs(times - passing) < 0.02] < 1e-9)
     assert np.all(weight[(times > land - BEFORE + 0.05) & (times < land + AFTER - 0.05)] > 0.99)
@@ -97,7 +103,7 @@ def test_no_feet_keeps_winters_cutoff_throughout():
     times = np.arange(300) * DT
     q = np.tile(model.neutral_q(), (len(times), 1))
     q[:, 7] = np.sin(2 * np.pi * 1.5 * times) + np.random.default_rng(3).normal(0, 2e-4, len(times))
-    assert touchdown_weight(model, times, q) is None
+    assert weight_of(model, times, q) is None
     motion = Motion.from_q(model, times, q, method="otm")
     _, _, _, a_auto, options = motion_derivatives(motion, cutoff="auto", scheme="central")
     _, _, _, a_winter, winter = motion_derivatives(motion, cutoff="winter", scheme="central")
