@@ -294,9 +294,8 @@ class ContactPoints:
             raise SolverError("The body model has no contact points",
                               "place them with solver.model.with_contact_points(model)")
         local = np.concatenate([s.contact_points for s in model.segments if len(s.contact_points)]).astype(float)
-        given = model.metadata.get("contact_padding") or {}
-        padding = np.concatenate([np.asarray(given[s.name], dtype=float) if len(given.get(s.name, ())) ==
-                                  len(s.contact_points) else np.zeros(len(s.contact_points))
+        pads = model.metadata.get("contact_padding") or {}
+        padding = np.concatenate([np.asarray(pads.get(s.name, np.zeros(len(s.contact_points))), dtype=float)
                                   for s in model.segments if len(s.contact_points)])
         return cls(segments, local, padding)
 

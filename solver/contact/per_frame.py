@@ -373,11 +373,10 @@ def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.n
                      padding: np.ndarray | None = None) -> np.ndarray:
     """Point forces per surface (S, T, K, 3) [N] of (*) for root wrenches ``residual`` (T, 6) without
     contact, about ``root_origin`` (T, 3), at contact points ``points`` (T, K, 3) near ``surfaces`` (each
-    point pushed by the surface that makes it most active; ``padding`` (K,) as in ``activations``); ``weight``
-    [N] the body weight; ``joints`` the
-    joint torques for (**) (none: no effort term); ``times`` (T,) [s] the frames' times for the smoothing
-    prior (none: no prior; a frame more than 1.5 frame steps after the one before starts afresh). NaN in frames
-    without a root wrench or a pose."""
+    point pushed by the surface that makes it most active; ``padding`` (K,) as in ``activations``);
+    ``weight`` [N] the body weight; ``joints`` the joint torques for (**) (none: no effort term); ``times``
+    (T,) [s] the frames' times for the smoothing prior (none: no prior; a frame more than 1.5 frame steps after
+    the one before starts afresh). NaN in frames without a root wrench or a pose."""
     if not weight > 0:
         raise SolverError("Per-frame contact forces need a positive body weight", "check the body model's mass")
     arrays = SurfaceArrays(surfaces)

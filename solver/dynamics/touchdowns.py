@@ -102,9 +102,9 @@ def touchdowns(model: BodyModel, times: np.ndarray, q: np.ndarray) -> tuple[np.n
     if points.shape[1] == 0 or not np.isfinite(points).any() or len(times) < 2:
         return None
     step = float(times[1] - times[0])
-    heights = points[..., 2]
+    heights, velocity = points[..., 2], np.gradient(points, step, axis=0)
     with np.errstate(invalid="ignore"):
-        speed = np.linalg.norm(np.gradient(points, step, axis=0), axis=-1)
+        speed = np.linalg.norm(velocity, axis=-1)
         levels = standing_levels(heights, speed, step)
         near = heights - levels[0] < FLOOR_BAND
         raised = np.zeros_like(near)
@@ -115,7 +115,7 @@ def touchdowns(model: BodyModel, times: np.ndarray, q: np.ndarray) -> tuple[np.n
     for lag in range(1, max(1, int(round(AFTER / step))) + 1):
         stays[:-lag] |= rests[lag:] & raised[:-lag]
     near |= stays
-    down = -np.gradient(heights, step, axis=0)
+    down = -velocity[..., 2]
     fastest = down.copy()
     for lag in range(1, max(1, int(round(ARRIVAL_TIME / step))) + 1):
         fastest[lag:] = np.fmax(fastest[lag:], down[:-lag])

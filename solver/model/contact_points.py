@@ -22,7 +22,7 @@ centre, in units of the hip-centre distance ``w``: ``0.2 w`` posterior,
 each thigh a second ring at mid-length, of the radius of the solid cylinder
 with the thigh's radius of gyration (``√2`` times it: the thigh is thickest
 there). The ischial points stand for bone and *compressed* tissue: unloaded,
-the buttocks reach ``ContactConfig.seat_padding`` (3 cm) lower, and a seat
+the buttocks reach ``ContactConfig.seat_padding`` (2 cm) lower, and a seat
 carries load from the moment they touch it. Sit-to-stand shows it: the plates
 under the feet lose and regain the body's weight while the ischial points are
 still 3-5 cm above their seated level, sitting down and standing up alike

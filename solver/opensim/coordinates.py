@@ -114,7 +114,7 @@ def dynamics_coordinates(motion: Motion, dynamics: Dynamics) -> np.ndarray:
     coordinates of its frames."""
     cutoff = dynamics.options.get("cutoff_hz")
     filtered = isinstance(cutoff, (int, float)) and not isinstance(cutoff, bool)
-    if filtered and "steady_cutoff_hz" in dynamics.options:  # Winter's cutoff at touch-downs only
+    if filtered and "steady_cutoff_hz" in dynamics.options:  # the default's filterings, blended in time
         layers = touchdown_filtered(motion.model, motion.times, motion.q,
                                     dynamics.options.get("winter_cutoff_hz", cutoff))
         q = blended(layers, partial(blended_coordinates, motion.model))
