@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import SolverError
-from .lowpass import butter2, filtfilt
+from .lowpass import butter2, filtfilt, pad_length
 
 #: Lowest cutoff tried [Hz] and the step between cutoffs tried [Hz].
 LOWEST_HZ, STEP_HZ = 1.0, 0.5
@@ -33,7 +33,8 @@ def residuals(signals: np.ndarray, rate: float, cutoffs: np.ndarray) -> np.ndarr
     """RMS residual (F, N) of each signal (columns of ``signals`` (T, N)) filtered at each cutoff [Hz]."""
     out = np.empty((len(cutoffs), signals.shape[1]))
     for i, cutoff in enumerate(cutoffs):
-        out[i] = np.sqrt(np.mean((signals - filtfilt(*butter2(cutoff, rate), signals)) ** 2, axis=0))
+        smooth = filtfilt(*butter2(cutoff, rate), signals, pad_length(cutoff, rate, len(signals)))
+        out[i] = np.sqrt(np.mean((signals - smooth) ** 2, axis=0))
     return out
 
 

@@ -45,7 +45,7 @@ import numpy as np
 from ..errors import SolverError
 from ..kinematics.motion import Motion
 from .cutoff import residual_cutoff
-from .lowpass import PAD, butter2, filtfilt
+from .lowpass import PAD, butter2, filtfilt, pad_length
 from .touchdowns import (LANDING_MAX_HZ, SETTLE, SETTLE_HZ, STEADY_HZ, settling_weight, touchdown_weight,
                          touchdowns)
 from ..model.body import BodyModel
@@ -185,9 +185,9 @@ def butterworth(model: BodyModel, times: np.ndarray, q: np.ndarray, cutoff: floa
     """Zero-lag low-pass Butterworth filter of the coordinates (``lowpass.filtfilt``).
 
     The second-order filter run forwards and backwards gives the 4th-order zero-lag filter
-    usual in biomechanics (Winter). Quaternions are made sign-continuous,
-    filtered component-wise and renormalised. Frames without a pose (NaN)
-    stay NaN: each run of frames with a pose is filtered on its own, and a run
+    usual in biomechanics (Winter), each end extended by ``lowpass.pad_length`` samples (two periods of
+    the cutoff). Quaternions are made sign-continuous, filtered component-wise and renormalised. Frames
+    without a pose (NaN) stay NaN: each run of frames with a pose is filtered on its own, and a run
     too short to filter (``lowpass.PAD`` = 9 frames or fewer) becomes NaN too.
     """
     rate = 1.0 / time_step(times)
@@ -205,7 +205,7 @@ def butterworth(model: BodyModel, times: np.ndarray, q: np.ndarray, cutoff: floa
     edges = np.diff(np.concatenate(([0], posed.astype(np.int8), [0])))
     for start, end in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)):
         if end - start > PAD:
-            filtered[start:end] = filtfilt(b, a, q[start:end])
+            filtered[start:end] = filtfilt(b, a, q[start:end], pad_length(cutoff, rate, end - start))
     _, iq, _ = quaternion_columns(model)
     filtered[:, iq] /= np.linalg.norm(filtered[:, iq], axis=-1, keepdims=True)
     return filtered
