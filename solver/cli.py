@@ -110,7 +110,7 @@ PIPELINE_FLAGS = {
                                                              f"{_DEFAULT.tolerance:g})"}, False),
         ("--cutoff", "cutoff", {"type": _cutoff, "metavar": "{auto,winter,none,HZ}", "help": "zero-lag "
                                 "Butterworth cutoff before differentiating: auto (default: Winter's residual "
-                                "analysis per trial where a foot lands, at most 10 Hz elsewhere), winter "
+                                "analysis per trial where a foot lands, at most 8 Hz elsewhere), winter "
                                 "(Winter's throughout), none (the paper's raw differences) or a frequency in Hz"},
          False),
         ("--derivatives", "derivatives", {"choices": list(SCHEMES), "help": "finite differences: central (default) "

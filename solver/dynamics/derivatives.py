@@ -302,10 +302,11 @@ def motion_derivatives(motion: Motion, cutoff: float | str | None = None, scheme
     times, q, v, a = derived[0]
     if len(layers) == 1:
         return times, q, v, a, options
-    source = "Winter's residual analysis at touch-downs"
+    source = "Winter's residual analysis at touch-downs (by their arrival speed)"
     if cutoff > LANDING_MAX_HZ:
         options.update(cutoff_hz=LANDING_MAX_HZ, winter_cutoff_hz=cutoff)
-        source = f"Winter's residual analysis ({cutoff:g} Hz) at touch-downs, at most {LANDING_MAX_HZ:g} Hz"
+        source = (f"Winter's residual analysis ({cutoff:g} Hz) at touch-downs (by their arrival speed), at most "
+                  f"{LANDING_MAX_HZ:g} Hz")
     first = options["first_frame"]
     weights = [None if w is None else w[first:first + len(times)] for _, w in layers]
     q = blended([(d[1], w) for d, w in zip(derived, weights)], partial(blended_coordinates, model))
