@@ -146,8 +146,10 @@ def _wrench_left(dynamics: Dynamics, positions: np.ndarray, forces: np.ndarray, 
     """``sqrt(|F|² + w |τ|²)`` (T,) of the root wrench left on ``frames`` once point forces (T, K, 3) act at
     ``positions`` (eq. 9 is linear in them; ``w`` the torque weight [m⁻²], as in the fit)."""
     forces = np.nan_to_num(forces)
+    loaded = np.flatnonzero(forces.any(axis=(0, 2)))  # the points that ever push
+    forces = forces[:, loaded]
     root = dynamics.root_wrench[frames]
-    arms = positions[frames] - dynamics.root_origin[frames][:, None]
+    arms = positions[frames][:, loaded] - dynamics.root_origin[frames][:, None]
     force = root[:, :3] - forces.sum(1)
     torque = root[:, 3:] - np.cross(arms, forces).sum(1)
     return np.sqrt(np.sum(force ** 2, 1) + torque_weight * np.sum(torque ** 2, 1))

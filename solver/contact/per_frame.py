@@ -390,39 +390,46 @@ def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.n
     point pushed by the surface that makes it most active; ``padding`` (K,) as in ``activations``);
     ``weight`` [N] the body weight; ``joints`` the joint torques for (**) (none: no effort term); ``times``
     (T,) [s] the frames' times for the smoothing prior (none: no prior; a frame more than 1.5 frame steps after
-    the one before starts afresh). NaN in frames without a root wrench or a pose."""
+    the one before starts afresh). NaN in frames without a root wrench or a pose. Only the points that come
+    within reach of a surface in some frame enter the solve."""
     if not weight > 0:
         raise SolverError("Per-frame contact forces need a positive body weight", "check the body model's mass")
     arrays = SurfaceArrays(surfaces)
     points = np.asarray(points, dtype=float)
     activation, surface, face = activations(points, arrays, constants, padding)
+    root_origin = np.asarray(root_origin, dtype=float)
+    posed = np.isfinite(residual).all(axis=1) & np.isfinite(points - root_origin[:, None]).all(axis=(1, 2))
+    if joints is None:
+        joints = JointLoads(np.zeros((len(points), 0, 3)), np.zeros((len(points), 0, 3)),
+                            np.zeros((points.shape[1], 0), dtype=np.bool_))
+    reach = np.flatnonzero((np.nan_to_num(activation) > options.min_activation).any(axis=0))  # the rest carry nothing
+    near, activation, near_face = points[:, reach], activation[:, reach], face[:, reach]
     if velocities is not None and options.sliding_speed > 0:
-        activation = activation * sliding_factor(velocities, arrays.normals[face], options.sliding_speed)
+        activation = activation * sliding_factor(np.asarray(velocities)[:, reach], arrays.normals[near_face],
+                                                 options.sliding_speed)
     rows = np.sqrt(np.array([1.0, 1.0, 1.0, torque_weight, torque_weight, torque_weight], dtype=float))
-    toward = np.zeros_like(points)
+    toward = np.zeros_like(near)
     if centre_of_mass is not None and options.toward_centre_of_mass > 0:
-        toward = np.asarray(centre_of_mass)[:, None] - points
+        toward = np.asarray(centre_of_mass)[:, None] - near
         toward = np.nan_to_num(toward / np.linalg.norm(toward, axis=-1, keepdims=True))
-        normal = arrays.normals[face]  # the part of that direction along the surface
+        normal = arrays.normals[near_face]  # the part of that direction along the surface
         toward = toward - np.einsum("tki,tki->tk", toward, normal)[..., None] * normal
     edges = cone_edges(arrays.normals, options.friction)
     slant = edges - np.einsum("fei,fi->fe", edges, arrays.normals)[..., None] * arrays.normals[:, None]
     slant /= np.linalg.norm(slant, axis=-1, keepdims=True)
-    root_origin = np.asarray(root_origin, dtype=float)
-    if joints is None:
-        joints = JointLoads(np.zeros((len(points), 0, 3)), np.zeros((len(points), 0, 3)),
-                            np.zeros((points.shape[1], 0), dtype=np.bool_))
     step = np.diff(times) if times is not None and len(times) > 1 else np.zeros(0)
     rate = 1.0 / step.min() if len(step) and step.min() > 0 else 0.0
     follows = np.r_[False, step < 1.5 / rate] if rate > 0 else np.zeros(len(points), dtype=np.bool_)
-    forces = weight * _solve_frames(np.ascontiguousarray(residual, dtype=float) / weight,
-                                    np.ascontiguousarray(points - root_origin[:, None]),
-                                    np.nan_to_num(activation), face, edges, slant, rows, float(options.regularisation),
-                                    float(options.min_activation), toward, float(options.toward_centre_of_mass),
-                                    np.ascontiguousarray(joints.torque, dtype=float) / weight,
-                                    np.ascontiguousarray(joints.centre - root_origin[:, None]),
-                                    np.ascontiguousarray(joints.carries, dtype=np.bool_), float(options.effort),
-                                    float(options.smoothing * rate), follows)
+    forces = np.zeros_like(points)
+    forces[:, reach] = weight * _solve_frames(
+        np.ascontiguousarray(residual, dtype=float) / weight, np.ascontiguousarray(near - root_origin[:, None]),
+        np.nan_to_num(activation), near_face, edges, slant, rows, float(options.regularisation),
+        float(options.min_activation), toward, float(options.toward_centre_of_mass),
+        np.ascontiguousarray(joints.torque, dtype=float) / weight,
+        np.ascontiguousarray(joints.centre - root_origin[:, None]),
+        np.ascontiguousarray(joints.carries[reach], dtype=np.bool_), float(options.effort),
+        float(options.smoothing * rate), follows)
+    forces[~posed] = np.nan
     by_surface = np.zeros((len(arrays.first_face) - 1,) + points.shape)
     t, k = np.indices(surface.shape)
     by_surface[surface, t, k] = forces
