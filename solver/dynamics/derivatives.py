@@ -46,8 +46,8 @@ from ..errors import SolverError
 from ..kinematics.motion import Motion
 from .cutoff import residual_cutoff
 from .lowpass import PAD, butter2, filtfilt, pad_length
-from .touchdowns import (LANDING_MAX_HZ, SETTLE, SETTLE_HZ, STEADY_HZ, settling_weight, touchdown_weight,
-                         touchdowns)
+from .touchdowns import (LANDING_MAX_HZ, LANDING_MIN_HZ, SETTLE, SETTLE_HZ, STEADY_HZ, landing_cutoff,
+                         settling_weight, touchdown_weight, touchdowns)
 from ..model.body import BodyModel
 from ..rotations import quat_conj, quat_continuity, quat_mul
 
@@ -213,21 +213,21 @@ def butterworth(model: BodyModel, times: np.ndarray, q: np.ndarray, cutoff: floa
 
 def touchdown_filtered(model: BodyModel, times: np.ndarray, q: np.ndarray, cutoff: float) -> list:
     """The coordinates (T, nq) filtered for the default cutoff, as layers ``(coordinates, weight)`` from the
-    outermost: at Winter's ``cutoff`` (at most ``touchdowns.LANDING_MAX_HZ``) weighted by the touch-downs, at
+    outermost: at ``touchdowns.landing_cutoff`` of Winter's ``cutoff`` weighted by the touch-downs, at
     ``touchdowns.SETTLE_HZ`` weighted by the settling after hard landings (only if there is one), and at
-    ``touchdowns.STEADY_HZ`` (weight None); each weight (T,) says how much its layer counts against all the
-    layers after it (``blended``). The touch-downs are found on the coordinates at Winter's cutoff. A model
-    without feet: one layer, at Winter's."""
+    ``touchdowns.STEADY_HZ`` (weight None; each at most Winter's); each weight (T,) says how much its layer counts
+    against all the layers after it (``blended``). The touch-downs are found on the coordinates at Winter's
+    cutoff. A model without feet: one layer, at Winter's."""
     winter = butterworth(model, times, q, cutoff)
     found = touchdowns(model, times, winter)
     if found is None:
         return [(winter, None)]
-    landing = winter if cutoff <= LANDING_MAX_HZ else butterworth(model, times, q, LANDING_MAX_HZ)
-    layers = [(landing, touchdown_weight(times, found))]
+    landing = landing_cutoff(cutoff, 1.0 / time_step(times))
+    layers = [(winter if landing == cutoff else butterworth(model, times, q, landing), touchdown_weight(times, found))]
     settling = settling_weight(times, found)
     if settling is not None:
         layers.append((butterworth(model, times, q, min(SETTLE_HZ, cutoff)), settling))
-    return layers + [(butterworth(model, times, q, STEADY_HZ), None)]
+    return layers + [(butterworth(model, times, q, min(STEADY_HZ, cutoff)), None)]
 
 
 def blended(layers: list, blend) -> np.ndarray:
@@ -257,17 +257,17 @@ def motion_derivatives(motion: Motion, cutoff: float | str | None = None, scheme
 
     ``cutoff``: None (no filter), a frequency [Hz], ``"winter"`` (Winter's residual analysis of the
     trajectories of the segments' origins and tips, ``cutoff.residual_cutoff``) or ``"auto"`` (the default
-    path, beyond Winter: his cutoff where a foot lands, ``touchdowns.SETTLE_HZ`` after a hard landing and at
-    most ``touchdowns.STEADY_HZ`` elsewhere, the filterings' ``q``, ``v`` and ``a`` blended by the weights of
-    ``touchdown_filtered``; blending the derivatives,
-    not the coordinates, adds no ``w'' Δq`` to the accelerations). A motion with its own consistent ``v`` and
-    ``a`` (Lee's estimator) is used as it is, on all its frames, unless a frequency is given. Otherwise
-    ``scheme`` (``"forward"``: the paper's; ``"central"``) differentiates the coordinates, filtered by a
-    zero-lag Butterworth filter at the cutoff. ``options`` records the choices, the cutoff used (Winter's, and
-    ``steady_cutoff_hz`` with the share of frames at Winter's, ``touchdown_share``, for ``"auto"``, whose
-    ``cutoff_hz`` is at most ``touchdowns.LANDING_MAX_HZ``, Winter's then ``winter_cutoff_hz``, and after a hard
-    landing ``settling_cutoff_hz`` with its share of frames ``settling_share``) and
-    ``first_frame``, the motion's frame of the first result.
+    path, beyond Winter: his cutoff where a foot lands, within ``touchdowns.landing_cutoff``'s bounds,
+    ``touchdowns.SETTLE_HZ`` after a hard landing and at most ``touchdowns.STEADY_HZ`` elsewhere, the
+    filterings' ``q``, ``v`` and ``a`` blended by the weights of ``touchdown_filtered``; blending the
+    derivatives, not the coordinates, adds no ``w'' Δq`` to the accelerations). A motion with its own
+    consistent ``v`` and ``a`` (Lee's estimator) is used as it is, on all its frames, unless a frequency is
+    given. Otherwise ``scheme`` (``"forward"``: the paper's; ``"central"``) differentiates the coordinates,
+    filtered by a zero-lag Butterworth filter at the cutoff. ``options`` records the choices, the cutoff used
+    (Winter's, or for ``"auto"`` the one at touch-downs, with Winter's as ``winter_cutoff_hz`` where they
+    differ, ``steady_cutoff_hz`` and the touch-downs' mean weight ``touchdown_share``, and after a hard landing
+    ``settling_cutoff_hz`` with its share of frames ``settling_share``) and ``first_frame``, the motion's frame
+    of the first result.
     """
     if scheme not in SCHEMES:
         raise SolverError(f"Unknown finite-difference scheme {scheme!r}", f"use one of {', '.join(SCHEMES)}")
@@ -293,7 +293,7 @@ def motion_derivatives(motion: Motion, cutoff: float | str | None = None, scheme
         cutoff = residual_cutoff(np.concatenate([motion.positions, ends], axis=1)[posed], rate)
         options.update(cutoff_hz=cutoff, cutoff_source="Winter's residual analysis")
     differences = central_differences if scheme == "central" else forward_differences
-    if cutoff is None or not (blend and cutoff > STEADY_HZ):
+    if cutoff is None or not blend:
         q = motion.q if cutoff is None else butterworth(model, motion.times, motion.q, cutoff)
         times, q, v, a = differences(model, motion.times, q)
         return times, q, v, a, options
@@ -302,18 +302,19 @@ def motion_derivatives(motion: Motion, cutoff: float | str | None = None, scheme
     times, q, v, a = derived[0]
     if len(layers) == 1:
         return times, q, v, a, options
-    source = "Winter's residual analysis at touch-downs (by their arrival speed)"
-    if cutoff > LANDING_MAX_HZ:
-        options.update(cutoff_hz=LANDING_MAX_HZ, winter_cutoff_hz=cutoff)
-        source = (f"Winter's residual analysis ({cutoff:g} Hz) at touch-downs (by their arrival speed), at most "
-                  f"{LANDING_MAX_HZ:g} Hz")
+    landing, steady = landing_cutoff(cutoff, 1.0 / time_step(motion.times)), min(STEADY_HZ, cutoff)
+    source = f"Winter's residual analysis ({cutoff:g} Hz)"
+    if landing != cutoff:
+        options.update(cutoff_hz=landing, winter_cutoff_hz=cutoff)
+        source += f", within {LANDING_MIN_HZ:g}-{LANDING_MAX_HZ:g} Hz,"
     first = options["first_frame"]
     weights = [None if w is None else w[first:first + len(times)] for _, w in layers]
     q = blended([(d[1], w) for d, w in zip(derived, weights)], partial(blended_coordinates, model))
     v, a = (blended([(d[i], w) for d, w in zip(derived, weights)], _weighted) for i in (2, 3))
-    options.update(steady_cutoff_hz=STEADY_HZ, touchdown_share=float(np.mean(weights[0])))
+    options.update(steady_cutoff_hz=steady, touchdown_share=float(np.mean(weights[0])))
+    source += " at touch-downs (by their arrival speed)"
     if len(layers) == 3:
         options.update(settling_cutoff_hz=min(SETTLE_HZ, cutoff), settling_share=float(np.mean(weights[1])))
         source += f", {min(SETTLE_HZ, cutoff):g} Hz for {SETTLE:g} s after a hard landing"
-    options["cutoff_source"] = f"{source}, at most {STEADY_HZ:g} Hz elsewhere"
+    options["cutoff_source"] = f"{source}, {steady:g} Hz elsewhere"
     return times, q, v, a, options

@@ -22,11 +22,16 @@ weighting by speed with the steady cutoff at 8 Hz (was 10, every touch-down at W
 ankle moments from motion alone closer to OpenSim's on all six (README), the video walk's vertical GRF 5.4 ->
 4.6 % BW, the marker-based walks' 2.8 -> 3.2.
 
-At touch-downs Winter's cutoff is kept up to ``LANDING_MAX_HZ``. A fast motion captured fast finds it higher
-(the sprint at 250 Hz: 33 Hz), and there what skin markers carry at an impact is soft tissue shaking over the
-bone, which rigid segments turn into whole-segment force: the root force against the plates after DJ3's
-landing is worse at 25 Hz than at Winter's 16.5 (README), and the sprint's vertical GRF from motion alone
-misses by 45.5 % BW at 33 Hz, 37.0 at 20 (30.4 at 15, but the drop jumps lose there).
+At touch-downs Winter's cutoff is kept within ``LANDING_MIN_HZ``-``LANDING_MAX_HZ`` (``landing_cutoff``). A fast
+motion captured fast finds it higher (the sprint at 250 Hz: 33 Hz), and there what skin markers carry at an
+impact is soft tissue shaking over the bone, which rigid segments turn into whole-segment force: the root force
+against the plates after DJ3's landing is worse at 25 Hz than at Winter's 16.5 (README), and the sprint's
+vertical GRF from motion alone misses by 45.5 % BW at 33 Hz, 37.0 at 20 (30.4 at 15, but the drop jumps lose
+there). Winter's analysis finds it lower where its noise line does not see the landing: on trajectories without a
+white-noise floor its cutoff follows the sampling rate (the two drop jumps resampled to 60 Hz: 10 Hz, vertical
+GRF from motion alone 15.1 and 18.1 % BW; 12.4 and 15.0 at 15 Hz), and with marker noise it finds the noise's
+cutoff, not the landing's (DJ3 with 1 mm of white noise: 11 Hz, 15.4 % BW; 13.5 at 15 Hz). The trials recorded
+at 100 Hz find 15-19.5 Hz: their figures are the same with or without the floor.
 
 A touch-down: a contact point of a foot (segments named ``foot*``) enters the band ``FLOOR_BAND`` above a
 level the feet stand on, having moved down faster than ``ARRIVAL_SPEED`` within ``ARRIVAL_TIME`` before. The
@@ -57,8 +62,9 @@ from ..model.body import BodyModel
 
 #: The cutoff away from touch-downs [Hz], at most (a lower Winter's cutoff is kept everywhere).
 STEADY_HZ = 8.0
-#: The cutoff at touch-downs [Hz], at most (module docstring).
-LANDING_MAX_HZ = 20.0
+#: The cutoff at touch-downs [Hz]: Winter's, at least and at most (and below ``LANDING_RATE`` of the sampling rate;
+#: module docstring).
+LANDING_MIN_HZ, LANDING_MAX_HZ, LANDING_RATE = 15.0, 20.0, 0.4
 #: The floor: this percentile of the feet's contact points' heights over the trial ...
 FLOOR_PERCENTILE = 2.0
 #: ... and a point lands when it enters this band above it [m] ...
@@ -80,6 +86,12 @@ RAMP = 0.04
 HARD_SPEED = 2.0
 #: ... after which the motion is filtered at this cutoff [Hz] for this long [s] past ``AFTER``.
 SETTLE_HZ, SETTLE = 6.0, 0.4
+
+
+def landing_cutoff(winter: float, rate: float) -> float:
+    """The cutoff [Hz] at touch-downs for Winter's cutoff ``winter`` [Hz] at sampling ``rate`` [Hz]: within
+    ``LANDING_MIN_HZ``-``LANDING_MAX_HZ``, and below ``LANDING_RATE`` of the rate."""
+    return float(min(max(winter, LANDING_MIN_HZ), LANDING_MAX_HZ, LANDING_RATE * rate))
 
 
 def foot_points(model: BodyModel, q: np.ndarray) -> np.ndarray:

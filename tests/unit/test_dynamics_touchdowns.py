@@ -151,7 +151,7 @@ def test_a_sprints_landings_keep_at_most_the_landing_cap(shared_data, monkeypatc
     """The sprint (250 Hz; Winter's cutoff 33 Hz): the default filters its touch-downs at ``LANDING_MAX_HZ`` and
     records Winter's; the vertical GRF from the motion alone then follows the plates closer than at Winter's
     there (README: RMSE 45.5 -> 37.0 % BW, r 0.946 -> 0.963)."""
-    from mocap_dynamics.solver.dynamics import derivatives
+    from mocap_dynamics.solver.dynamics import touchdowns as touchdowns_module
     from mocap_dynamics.solver.opensim.coordinates import dynamics_coordinates
     from mocap_dynamics.solver.pipeline import PipelineOptions, run
     sprint = shared_data / "sprint_forceplates_JA1Gait35.c3d"
@@ -159,7 +159,7 @@ def test_a_sprints_landings_keep_at_most_the_landing_cap(shared_data, monkeypatc
     options = capped.dynamics.options
     assert options["cutoff_hz"] == LANDING_MAX_HZ and options["winter_cutoff_hz"] > 30
     assert dynamics_coordinates(capped.motion, capped.dynamics).shape == capped.motion.q.shape  # the export's
-    monkeypatch.setattr(derivatives, "LANDING_MAX_HZ", np.inf)
+    monkeypatch.setattr(touchdowns_module, "LANDING_MAX_HZ", np.inf)
     winter = run(sprint, PipelineOptions(until="contact"))
     assert winter.dynamics.options["cutoff_hz"] == options["winter_cutoff_hz"]
     assert capped.plate_comparison.rmse_vertical < winter.plate_comparison.rmse_vertical - 5
@@ -209,3 +209,24 @@ def test_a_walks_heel_strikes_keep_the_steady_cutoff(shared_data, monkeypatch):
     monkeypatch.setattr(module, "FIRM_SPEED", 0.0)
     every = figures()
     assert weighted[0] > every[0] + 0.006 and weighted[1] < every[1] - 0.4
+
+
+def test_a_landing_keeps_the_landing_floor_where_winter_finds_less(shared_data, tmp_path, monkeypatch):
+    """subject4_DJ3 resampled to 60 Hz (its plates as they are): Winter's residual analysis finds 10 Hz there (the
+    trajectories have no white-noise floor, so its cutoff follows the sampling rate); the landings keep
+    ``LANDING_MIN_HZ`` and the vertical GRF from the motion alone follows the plates closer than at Winter's."""
+    import shutil
+    from mocap_dynamics.solver.dynamics import touchdowns as module
+    from mocap_dynamics.solver.io import load_trial
+    from mocap_dynamics.solver.io.trc import write_trc
+    from mocap_dynamics.solver.io.trial import resample
+    from mocap_dynamics.solver.pipeline import PipelineOptions, run
+    write_trc(resample(load_trial(shared_data / "subject4_DJ3.trc"), 60.0), tmp_path / "dj3_60hz.trc")
+    shutil.copy(shared_data / "subject4_DJ3_grf.mot", tmp_path / "dj3_60hz_grf.mot")
+    floored = run(tmp_path / "dj3_60hz.trc", PipelineOptions(until="contact"))
+    options = floored.dynamics.options
+    assert options["winter_cutoff_hz"] < 12 and options["cutoff_hz"] == module.LANDING_MIN_HZ
+    monkeypatch.setattr(module, "LANDING_MIN_HZ", 0.0)
+    winter = run(tmp_path / "dj3_60hz.trc", PipelineOptions(until="contact"))
+    assert winter.dynamics.options["cutoff_hz"] == options["winter_cutoff_hz"]
+    assert floored.plate_comparison.rmse_vertical < winter.plate_comparison.rmse_vertical - 1.5
