@@ -28,11 +28,10 @@ scaled wrench ``b`` and the diagonal ``D`` of the Tikhonov term,
 ``z = D_P⁻¹ M_Pᵀ y`` with ``(I + M_P D_P⁻¹ M_Pᵀ) y = b``, so an iteration
 costs O(6² |P|) however many points touch. Each frame starts from the edges
 that were free in the frame before (consecutive frames share their contact
-set), less those its solution does not push (dropped together, then solved
-again): Lawson and Hanson's inner loop, stepping from ``x = 0``, would drop the
-whole guess at the first such edge and add the edges back one at a time (23
-additions per seated frame of sit-to-stand; the same forces to 1e-12 N, three
-times faster). The frames go in order on one thread (numba), which is fast enough and
+set), less those its solution does not push (``_feasible_free_set``: Lawson
+and Hanson's inner loop, stepping from ``x = 0``, would drop the whole guess
+at the first such edge and add the edges back one at a time, 23 additions per
+seated frame of sit-to-stand; the same forces to 1e-12 N, three times faster). The frames go in order on one thread (numba), which is fast enough and
 compiles in a fraction of a parallel kernel's time. The activations and the
 cone edges are computed beforehand for all frames at once (numpy), so the
 kernel only assembles and solves.
@@ -179,14 +178,22 @@ def _free_solve(columns, penalty, linear, passive, b, gram, lower, y, z, shifted
 @njit(cache=True)
 def _feasible_free_set(columns, penalty, linear, passive, b, x, gram, lower, y, z, shifted):
     """Lawson & Hanson's inner loop: from the feasible ``x``, step towards the free-set solution ``z``, dropping
-    the edges that reach zero, until every free edge is positive; then ``x = z``."""
+    the edges that reach zero, until every free edge is positive; then ``x = z``. A free edge still at zero whose
+    solution is not positive leaves without a step: from ``x = 0`` a guessed free set (a warm start) would
+    otherwise be dropped whole at its first such edge."""
     n = len(penalty)
     for _ in range(n + 1):
         _free_solve(columns, penalty, linear, passive, b, gram, lower, y, z, shifted)
-        step = 1.0
+        step, left = 1.0, False
         for a in range(n):
             if passive[a] and z[a] <= 0.0:
-                step = min(step, x[a] / (x[a] - z[a]))
+                if x[a] > 0.0:
+                    step = min(step, x[a] / (x[a] - z[a]))
+                else:
+                    passive[a], left = False, True
+                    _gram_update(gram, columns, a, -1.0 / penalty[a])
+        if left:
+            continue
         if step == 1.0:
             break
         for a in range(n):
@@ -203,8 +210,7 @@ def _feasible_free_set(columns, penalty, linear, passive, b, x, gram, lower, y, 
 def nnls_tikhonov(columns, penalty, b, passive, x, linear):
     """``argmin_{x >= 0} |b - M x|² + Σ_a (penalty_a x_a² - 2 linear_a x_a)`` for ``M = columns`` (m, n)
     (Lawson & Hanson's active-set NNLS, the free-set solve by ``_free_solve``). ``passive`` (n,) is the starting
-    guess of the free set (e.g. the previous frame's; its edges whose solution is not positive are dropped before
-    the active-set loop starts), overwritten with the final one; the result goes to ``x``."""
+    guess of the free set (e.g. the previous frame's), overwritten with the final one; the result goes to ``x``."""
     n, m = len(penalty), len(b)
     gram, lower = np.zeros((m, m)), np.empty((m, m))
     y, z, residual, shifted = np.empty(m), np.empty(n), np.empty(m), np.empty(m)
@@ -213,17 +219,8 @@ def nnls_tikhonov(columns, penalty, b, passive, x, linear):
     for a in range(n):
         if passive[a]:
             _gram_update(gram, columns, a, 1.0 / penalty[a])
-    for _ in range(n):  # the warm start: the given free set less the edges its solution does not push, until all do
-        _free_solve(columns, penalty, linear, passive, b, gram, lower, y, z, shifted)
-        dropped = False
-        for a in range(n):
-            if passive[a] and z[a] <= NNLS_TOLERANCE:
-                passive[a], dropped = False, True
-                _gram_update(gram, columns, a, -1.0 / penalty[a])
-        if not dropped:
-            break
-    for a in range(n):
-        x[a] = z[a] if passive[a] else 0.0
+    x[:] = 0.0
+    _feasible_free_set(columns, penalty, linear, passive, b, x, gram, lower, y, z, shifted)
     for _ in range(3 * n):  # free the edge that most lowers the objective, then restore feasibility
         for i in range(m):
             residual[i] = b[i]
