@@ -20,6 +20,7 @@ import bpy
 import numpy as np
 
 from ..solver.dynamics import Dynamics, joint_moments
+from ..solver.kinematics.motion import Motion
 from ..solver.rotations import quat_continuity, quat_z_to
 from .arrows import create_arrow, key_arrow
 from .collections import child_collection
@@ -65,18 +66,24 @@ def torque_disk(name: str, collection: bpy.types.Collection, scene: bpy.types.Sc
 
 def build_dynamics_visuals(context: bpy.types.Context, dynamics: Dynamics, trial_collection: bpy.types.Collection,
                            rig: bpy.types.Object, frames: np.ndarray, per_kg: bool = False,
-                           collection_name: str | None = None, offset: np.ndarray = np.zeros(3)) -> None:
+                           collection_name: str | None = None, offset: np.ndarray = np.zeros(3),
+                           motion: Motion | None = None) -> None:
     """Torque disks, the root residual arrow and Graph Editor curves for ``dynamics`` keyed at ``frames``.
 
     The visuals go into the child collection ``collection_name`` (default ``"<trial> dynamics"``), shifted by
-    ``offset`` [m] when the rig they belong to is (a zero-gravity rig beside the captured one).
+    ``offset`` [m] when the rig they belong to is (a zero-gravity rig beside the captured one). The disks and
+    the arrow sit at the joints of ``motion``, what ``rig`` plays (default: the dynamics' own coordinates, which
+    the default cutoff filters, so they may sit a few millimetres off the rig's joints).
     """
     scene = context.scene
     if TORQUE_SCALE_PROP not in scene:
         scene[TORQUE_SCALE_PROP] = DEFAULT_TORQUE_SCALE
     model = dynamics.model
     collection = child_collection(trial_collection, collection_name or f"{trial_collection.name} dynamics")
-    _, positions = model.forward_kinematics(dynamics.q)
+    if motion is None:
+        _, positions = model.forward_kinematics(dynamics.q)
+    else:
+        positions = motion.positions[np.searchsorted(motion.times, dynamics.times - 1e-9)]
     positions = positions + offset
     torque = dynamics.joint_torque_world
     magnitude = np.linalg.norm(torque, axis=-1)
@@ -92,7 +99,7 @@ def build_dynamics_visuals(context: bpy.types.Context, dynamics: Dynamics, trial
                         Channel('["power_W"]', 0, frames, dynamics.joint_power[:, k], group="Torque")],
                      shared=action)
     residual = create_arrow(f"{model.segments[0].name} residual force", collection, "force_residual", scene)
-    key_arrow(residual, frames, dynamics.root_origin + offset, dynamics.root_wrench[:, :3])
+    key_arrow(residual, frames, positions[:, 0], dynamics.root_wrench[:, :3])
     _key_curves(rig, dynamics, frames, magnitude, per_kg)
 
 

@@ -148,7 +148,7 @@ def add_results(context: bpy.types.Context, result: PipelineResult, collection: 
         dynamics = result.best_dynamics
         if dynamics is not None:
             build_dynamics_visuals(context, dynamics, collection, rig, _frames_at(meta, dynamics.times),
-                                   options.per_kg)
+                                   options.per_kg, motion=result.motion)
         if result.contact is not None:
             build_contact_visuals(result.contact, result.trial, collection, rig,
                                   _frames_at(meta, result.contact.times), context.scene)
