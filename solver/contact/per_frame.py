@@ -31,7 +31,8 @@ that were free in the frame before (consecutive frames share their contact
 set), less those its solution does not push (``_feasible_free_set``: Lawson
 and Hanson's inner loop, stepping from ``x = 0``, would drop the whole guess
 at the first such edge and add the edges back one at a time, 23 additions per
-seated frame of sit-to-stand; the same forces to 1e-12 N, three times faster). The frames go in order on one thread (numba), which is fast enough and
+seated frame of sit-to-stand; the same forces to 1e-12 N, three times
+faster). The frames go in order on one thread (numba), which is fast enough and
 compiles in a fraction of a parallel kernel's time. The activations and the
 cone edges are computed beforehand for all frames at once (numpy), so the
 kernel only assembles and solves.
