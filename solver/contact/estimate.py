@@ -107,7 +107,7 @@ def estimate_contact(motion: Motion | None = None, *, dynamics: Dynamics | None 
                                                               normalisation, starts, bounds, torque_weight,
                                                               constants)
     by_surface = None if forces == "spring" else _per_frame_by_surface(
-        dynamics, best, (positions, velocities, dynamics.model.body_com(dynamics.q), points.padding), per_frame,
+        dynamics, best, (positions, velocities, dynamics.model.body_com(dynamics.q), points.padding, None), per_frame,
         torque_weight, constants, joint_loads(dynamics, points))
     return contact_from_surfaces(dynamics, best, name, scale, constants, anchor[:2], record,
                                  int(np.count_nonzero(on_feet)), by_surface, motion=(positions, velocities))
@@ -130,15 +130,15 @@ def _per_frame_by_surface(dynamics: Dynamics, surfaces: tuple[Surface, ...], mot
                           options: PerFrameOptions, torque_weight: float, constants: ContactConstants,
                           joints: JointLoads, frames: np.ndarray | slice = slice(None)) -> np.ndarray:
     """Per-frame point forces (``per_frame``) on ``frames``, by surface: (S, T, K, 3) [N]; ``motion`` the
-    contact points' positions and velocities (T, K, 3), the body's centre of mass (T, 3) and the points'
-    padding (K,) (``ContactPoints``), ``joints`` (``joint_loads``) the joints of the effort term, over all
-    frames."""
-    positions, velocities, centre_of_mass, padding = motion
+    contact points' positions and velocities (T, K, 3), the body's centre of mass (T, 3), the points'
+    padding (K,) and which of them touch only the first surface (K,; None: all touch every surface)
+    (``ContactPoints``), ``joints`` (``joint_loads``) the joints of the effort term, over all frames."""
+    positions, velocities, centre_of_mass, padding, floor_only = motion
     weight = dynamics.model.total_mass * float(np.linalg.norm(dynamics.gravity))
     joints = JointLoads(joints.torque[frames], joints.centre[frames], joints.carries)
     return per_frame_forces(dynamics.root_wrench[frames], dynamics.root_origin[frames], positions[frames],
                             surfaces, weight, torque_weight, options, constants, centre_of_mass[frames],
-                            velocities[frames], joints, dynamics.times[frames], padding)
+                            velocities[frames], joints, dynamics.times[frames], padding, floor_only)
 
 
 def _wrench_left(dynamics: Dynamics, positions: np.ndarray, forces: np.ndarray, frames, torque_weight: float
@@ -168,7 +168,8 @@ def detected_surfaces(dynamics: Dynamics, points: ContactPoints, positions: np.n
         return (), np.zeros((0,) + positions.shape)
     weight = model.total_mass * float(np.linalg.norm(dynamics.gravity))
     kept = [candidates[0]]
-    motion, joints = (positions, velocities, centre_of_mass, points.padding), joint_loads(dynamics, points)
+    motion = (positions, velocities, centre_of_mass, points.padding, points.floor_only)
+    joints = joint_loads(dynamics, points)
     on_floor = _per_frame_by_surface(dynamics, (kept[0].surface,), motion, options, torque_weight, constants, joints)
     left = _wrench_left(dynamics, positions, on_floor.sum(0), slice(None), torque_weight)
     last = None  # the surfaces, frames and forces of the last patch kept
@@ -187,7 +188,8 @@ def detected_surfaces(dynamics: Dynamics, points: ContactPoints, positions: np.n
     if len(kept) == 1:
         return tuple(kept), on_floor
     surfaces = tuple(p.surface for p in kept)
-    activation, surface, _ = activations(positions, SurfaceArrays(surfaces), constants, points.padding)
+    activation, surface, _ = activations(positions, SurfaceArrays(surfaces), constants, points.padding,
+                                         points.floor_only)
     near_raised = np.flatnonzero(np.any((surface > 0) & (activation > options.min_activation), axis=1))
     forces = np.concatenate([on_floor, np.zeros((len(kept) - 1,) + on_floor.shape[1:])])
     if last[0] == surfaces:  # each frame's (*) has one solution: the frames already solved on these surfaces

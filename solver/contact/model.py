@@ -280,12 +280,14 @@ def resting_distance(material: Material, supporting_points: int, weight_per_scal
 # --- eq. 7: contact points on the body ---------------------------------------------------------------------
 @dataclass(frozen=True)
 class ContactPoints:
-    """The model's contact points: segment of each (K,), its position in the segment frame (K, 3) and its
-    padding (K,) [m], the soft tissue a load compresses (``model.contact_points``; 0: none)."""
+    """The model's contact points: segment of each (K,), its position in the segment frame (K, 3), its
+    padding (K,) [m], the soft tissue a load compresses, and whether only the floor pushes it (K,)
+    (``model.contact_points``; 0 and False: none)."""
 
     segments: np.ndarray
     local: np.ndarray
     padding: np.ndarray
+    floor_only: np.ndarray
 
     @classmethod
     def of(cls, model: BodyModel) -> "ContactPoints":
@@ -294,10 +296,14 @@ class ContactPoints:
             raise SolverError("The body model has no contact points",
                               "place them with solver.model.with_contact_points(model)")
         local = np.concatenate([s.contact_points for s in model.segments if len(s.contact_points)]).astype(float)
+        touching = [s for s in model.segments if len(s.contact_points)]
         pads = model.metadata.get("contact_padding") or {}
+        floor = model.metadata.get("contact_floor_only") or {}
         padding = np.concatenate([np.asarray(pads.get(s.name, np.zeros(len(s.contact_points))), dtype=float)
-                                  for s in model.segments if len(s.contact_points)])
-        return cls(segments, local, padding)
+                                  for s in touching])
+        floor_only = np.concatenate([np.asarray(floor.get(s.name, np.zeros(len(s.contact_points))), dtype=bool)
+                                     for s in touching])
+        return cls(segments, local, padding, floor_only)
 
 
 @small

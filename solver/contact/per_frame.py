@@ -262,13 +262,16 @@ def cone_edges(normals: np.ndarray, friction: float) -> np.ndarray:
 
 
 def activations(points: np.ndarray, arrays: SurfaceArrays, constants: ContactConstants,
-                padding: np.ndarray | None = None):
+                padding: np.ndarray | None = None, floor_only: np.ndarray | None = None):
     """Each point's activation ``h(-G_d (d_S - a))`` (T, K) on the surface that makes it most active (eq. 4's
     distance sigmoid; beyond the paper, ``a`` the point's ``padding`` (K,) [m]: soft tissue that touches that
-    far out, ``ContactPoints.padding``), that surface (T, K) and the face of it the point is nearest (T, K)."""
+    far out, ``ContactPoints.padding``; the points ``floor_only`` (K,) touch only the first surface, the
+    floor), that surface (T, K) and the face of it the point is nearest (T, K)."""
     distance = points @ arrays.normals.T - arrays.offsets  # (T, K, F)
     by_surface = [distance[..., a:b] for a, b in zip(arrays.first_face[:-1], arrays.first_face[1:])]
     surface_distance = np.stack([d.max(-1) for d in by_surface], axis=-1)  # (T, K, S)
+    if floor_only is not None:
+        surface_distance[:, np.asarray(floor_only, dtype=bool), 1:] = np.inf
     surface = np.argmin(np.nan_to_num(surface_distance, nan=np.inf), axis=-1)
     face = np.stack([a + d.argmax(-1) for a, d in zip(arrays.first_face[:-1], by_surface)], axis=-1)
     face = np.take_along_axis(face, surface[..., None], -1)[..., 0]
@@ -382,10 +385,11 @@ def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.n
                      constants: ContactConstants = ContactConstants(),
                      centre_of_mass: np.ndarray | None = None, velocities: np.ndarray | None = None,
                      joints: JointLoads | None = None, times: np.ndarray | None = None,
-                     padding: np.ndarray | None = None) -> np.ndarray:
+                     padding: np.ndarray | None = None, floor_only: np.ndarray | None = None) -> np.ndarray:
     """Point forces per surface (S, T, K, 3) [N] of (*) for root wrenches ``residual`` (T, 6) without
     contact, about ``root_origin`` (T, 3), at contact points ``points`` (T, K, 3) near ``surfaces`` (each
-    point pushed by the surface that makes it most active; ``padding`` (K,) as in ``activations``);
+    point pushed by the surface that makes it most active; ``padding`` and ``floor_only`` (K,) as in
+    ``activations``);
     ``weight`` [N] the body weight; ``joints`` the joint torques for (**) (none: no effort term); ``times``
     (T,) [s] the frames' times for the smoothing prior (none: no prior; a frame more than 1.5 frame steps after
     the one before starts afresh). NaN in frames without a root wrench or a pose. Only the points that come
@@ -394,7 +398,7 @@ def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.n
         raise SolverError("Per-frame contact forces need a positive body weight", "check the body model's mass")
     arrays = SurfaceArrays(surfaces)
     points = np.asarray(points, dtype=float)
-    activation, surface, face = activations(points, arrays, constants, padding)
+    activation, surface, face = activations(points, arrays, constants, padding, floor_only)
     root_origin = np.asarray(root_origin, dtype=float)
     posed = np.isfinite(residual).all(axis=1) & np.isfinite(points - root_origin[:, None]).all(axis=(1, 2))
     if joints is None:

@@ -221,3 +221,22 @@ def test_a_padded_point_touches_from_its_padding_away():
     np.testing.assert_allclose(padded[0, :2], bare[0, 0], rtol=1e-12)
     np.testing.assert_allclose(padded[0, 2], bare[0, 2], rtol=1e-12)
     assert bare[0, 1] < 0.1 < 0.5 == pytest.approx(padded[0, 1])
+
+
+def test_a_floor_only_point_is_pushed_by_the_floor_alone():
+    """``activations``: a point marked ``floor_only`` on a raised slab is measured from the floor (the first
+    surface) under it, not from the slab it touches."""
+    from mocap_dynamics.solver.contact import Surface
+    from mocap_dynamics.solver.contact.model import ContactConstants, Plane, SurfaceArrays
+    from mocap_dynamics.solver.contact.per_frame import activations
+    box = Surface((Plane(np.array([0.0, 0.0, 1.0]), 0.4), Plane(np.array([0.0, 0.0, -1.0]), -0.35),
+                   Plane(np.array([1.0, 0.0, 0.0]), 1.0), Plane(np.array([-1.0, 0.0, 0.0]), 1.0),
+                   Plane(np.array([0.0, 1.0, 0.0]), 1.0), Plane(np.array([0.0, -1.0, 0.0]), 1.0)))
+    points = np.array([[[0.0, 0.0, 0.4], [0.1, 0.0, 0.4], [2.0, 0.0, 0.0]]])
+    arrays, constants = SurfaceArrays((Surface.floor(0.0), box)), ContactConstants()
+    both, on_both, _ = activations(points, arrays, constants)
+    floor, on_floor, _ = activations(points, arrays, constants, floor_only=np.array([False, True, True]))
+    np.testing.assert_array_equal(on_both[0], [1, 1, 0])
+    np.testing.assert_array_equal(on_floor[0], [1, 0, 0])
+    assert both[0, 1] == pytest.approx(0.5) and floor[0, 1] < 1e-9  # 40 cm above the floor: not touching
+    np.testing.assert_allclose(floor[0, [0, 2]], both[0, [0, 2]], rtol=1e-12)

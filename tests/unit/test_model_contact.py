@@ -54,6 +54,21 @@ def test_the_seat_points_are_padded_with_soft_tissue(model):
     assert not ContactPoints.of(with_contact_points(model, ContactConfig(seat=False))).padding.any()
 
 
+def test_the_knee_rings_touch_only_the_floor(model):
+    """The thigh's ring at the knee (its first ``ring_points``) is pushed only by the floor; the mid-thigh ring
+    sits on seats (module docstring); without the seat model, every point touches every surface."""
+    from mocap_dynamics.solver.contact.model import ContactPoints
+    ring = ContactConfig().ring_points
+    assert model.metadata["contact_floor_only"] == {f"thigh_{s}": [True] * ring + [False] * ring for s in "lr"}
+    points = ContactPoints.of(model)
+    for side in "lr":
+        thigh = model.index(f"thigh_{side}")
+        np.testing.assert_array_equal(points.local[points.floor_only & (points.segments == thigh)],
+                                      model.segments[thigh].contact_points[:ring])
+    assert points.floor_only.sum() == 2 * ring
+    assert not ContactPoints.of(with_contact_points(model, ContactConfig(seat=False))).floor_only.any()
+
+
 def test_feet_points_on_the_sole(model):
     for side in "lr":
         foot = model.segments[model.index(f"foot_{side}")]
