@@ -295,15 +295,15 @@ class ContactPoints:
         if len(segments) == 0:
             raise SolverError("The body model has no contact points",
                               "place them with solver.model.with_contact_points(model)")
-        local = np.concatenate([s.contact_points for s in model.segments if len(s.contact_points)]).astype(float)
         touching = [s for s in model.segments if len(s.contact_points)]
-        pads = model.metadata.get("contact_padding") or {}
-        floor = model.metadata.get("contact_floor_only") or {}
-        padding = np.concatenate([np.asarray(pads.get(s.name, np.zeros(len(s.contact_points))), dtype=float)
-                                  for s in touching])
-        floor_only = np.concatenate([np.asarray(floor.get(s.name, np.zeros(len(s.contact_points))), dtype=bool)
-                                     for s in touching])
-        return cls(segments, local, padding, floor_only)
+        local = np.concatenate([s.contact_points for s in touching]).astype(float)
+
+        def per_point(key: str, dtype) -> np.ndarray:
+            given = model.metadata.get(key) or {}
+            return np.concatenate([np.asarray(given.get(s.name, np.zeros(len(s.contact_points))), dtype=dtype)
+                                   for s in touching])
+
+        return cls(segments, local, per_point("contact_padding", float), per_point("contact_floor_only", bool))
 
 
 @small
