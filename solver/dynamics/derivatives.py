@@ -46,8 +46,8 @@ from ..errors import SolverError
 from ..kinematics.motion import Motion
 from .cutoff import residual_cutoff
 from .lowpass import PAD, butter2, filtfilt, pad_length
-from .touchdowns import (LANDING_MAX_HZ, LANDING_MIN_HZ, SETTLE, SETTLE_HZ, STEADY_HZ, landing_cutoff,
-                         settling_weight, touchdown_weight, touchdowns)
+from .touchdowns import (LANDING_MAX_HZ, LANDING_MIN_HZ, SETTLE, SETTLE_HZ, landing_cutoff, settling_weight,
+                         steady_cutoff, touchdown_weight, touchdowns)
 from ..model.body import BodyModel
 from ..rotations import quat_conj, quat_continuity, quat_mul
 
@@ -55,7 +55,7 @@ from ..rotations import quat_conj, quat_continuity, quat_mul
 MAX_ROTATION_PER_FRAME = np.pi / 2
 #: Finite-difference schemes: the paper's (Euler-consistent) and centred ones.
 SCHEMES = ("forward", "central")
-#: Cutoffs found from the motion: Winter's at touch-downs and at most ``touchdowns.STEADY_HZ`` elsewhere (the
+#: Cutoffs found from the motion: Winter's at touch-downs and at most ``touchdowns.steady_cutoff`` elsewhere (the
 #: default), or Winter's throughout.
 AUTOMATIC_CUTOFFS = ("auto", "winter")
 
@@ -212,22 +212,24 @@ def butterworth(model: BodyModel, times: np.ndarray, q: np.ndarray, cutoff: floa
 
 
 def touchdown_filtered(model: BodyModel, times: np.ndarray, q: np.ndarray, cutoff: float) -> list:
-    """The coordinates (T, nq) filtered for the default cutoff, as layers ``(coordinates, weight)`` from the
-    outermost: at ``touchdowns.landing_cutoff`` of Winter's ``cutoff`` weighted by the touch-downs, at
+    """The coordinates (T, nq) filtered for the default cutoff, as layers ``(coordinates, weight, cutoff [Hz])``
+    from the outermost: at ``touchdowns.landing_cutoff`` of Winter's ``cutoff`` weighted by the touch-downs, at
     ``touchdowns.SETTLE_HZ`` weighted by the settling after hard landings (only if there is one), and at
-    ``touchdowns.STEADY_HZ`` (weight None; each at most Winter's); each weight (T,) says how much its layer counts
-    against all the layers after it (``blended``). The touch-downs are found on the coordinates at Winter's
-    cutoff. A model without feet: one layer, at Winter's."""
+    ``touchdowns.steady_cutoff`` (weight None; each at most Winter's); each weight (T,) says how much its layer
+    counts against all the layers after it (``blended``). The touch-downs are found on the coordinates at
+    Winter's cutoff. A model without feet: one layer, at Winter's."""
     winter = butterworth(model, times, q, cutoff)
     found = touchdowns(model, times, winter)
     if found is None:
-        return [(winter, None)]
+        return [(winter, None, cutoff)]
     landing = landing_cutoff(cutoff, 1.0 / time_step(times))
-    layers = [(winter if landing == cutoff else butterworth(model, times, q, landing), touchdown_weight(times, found))]
+    layers = [(winter if landing == cutoff else butterworth(model, times, q, landing), touchdown_weight(times, found),
+               landing)]
     settling = settling_weight(times, found)
     if settling is not None:
-        layers.append((butterworth(model, times, q, min(SETTLE_HZ, cutoff)), settling))
-    return layers + [(butterworth(model, times, q, min(STEADY_HZ, cutoff)), None)]
+        layers.append((butterworth(model, times, q, min(SETTLE_HZ, cutoff)), settling, min(SETTLE_HZ, cutoff)))
+    steady = min(steady_cutoff(found.contacts, landing), cutoff)
+    return layers + [(butterworth(model, times, q, steady), None, steady)]
 
 
 def blended(layers: list, blend) -> np.ndarray:
@@ -258,7 +260,7 @@ def motion_derivatives(motion: Motion, cutoff: float | str | None = None, scheme
     ``cutoff``: None (no filter), a frequency [Hz], ``"winter"`` (Winter's residual analysis of the
     trajectories of the segments' origins and tips, ``cutoff.residual_cutoff``) or ``"auto"`` (the default
     path, beyond Winter: his cutoff where a foot lands, within ``touchdowns.landing_cutoff``'s bounds,
-    ``touchdowns.SETTLE_HZ`` after a hard landing and at most ``touchdowns.STEADY_HZ`` elsewhere, the
+    ``touchdowns.SETTLE_HZ`` after a hard landing and at most ``touchdowns.steady_cutoff`` elsewhere, the
     filterings' ``q``, ``v`` and ``a`` blended by the weights of ``touchdown_filtered``; blending the
     derivatives, not the coordinates, adds no ``w'' Δq`` to the accelerations). A motion with its own
     consistent ``v`` and ``a`` (Lee's estimator) is used as it is, on all its frames, unless a frequency is
@@ -298,23 +300,23 @@ def motion_derivatives(motion: Motion, cutoff: float | str | None = None, scheme
         times, q, v, a = differences(model, motion.times, q)
         return times, q, v, a, options
     layers = touchdown_filtered(model, motion.times, motion.q, cutoff)
-    derived = [differences(model, motion.times, x) for x, _ in layers]
+    derived = [differences(model, motion.times, x) for x, _, _ in layers]
     times, q, v, a = derived[0]
     if len(layers) == 1:
         return times, q, v, a, options
-    landing, steady = landing_cutoff(cutoff, 1.0 / time_step(motion.times)), min(STEADY_HZ, cutoff)
+    landing, steady = layers[0][2], layers[-1][2]
     source = f"Winter's residual analysis ({cutoff:g} Hz)"
     if landing != cutoff:
         options.update(cutoff_hz=landing, winter_cutoff_hz=cutoff)
         source += f", within {LANDING_MIN_HZ:g}-{LANDING_MAX_HZ:g} Hz,"
     first = options["first_frame"]
-    weights = [None if w is None else w[first:first + len(times)] for _, w in layers]
+    weights = [None if w is None else w[first:first + len(times)] for _, w, _ in layers]
     q = blended([(d[1], w) for d, w in zip(derived, weights)], partial(blended_coordinates, model))
     v, a = (blended([(d[i], w) for d, w in zip(derived, weights)], _weighted) for i in (2, 3))
     options.update(steady_cutoff_hz=steady, touchdown_share=float(np.mean(weights[0])))
-    source += " at touch-downs (by their arrival speed)"
+    source += " at touch-downs (by the body's downward speed)"
     if len(layers) == 3:
-        options.update(settling_cutoff_hz=min(SETTLE_HZ, cutoff), settling_share=float(np.mean(weights[1])))
-        source += f", {min(SETTLE_HZ, cutoff):g} Hz for {SETTLE:g} s after a hard landing"
-    options["cutoff_source"] = f"{source}, {steady:g} Hz elsewhere"
+        options.update(settling_cutoff_hz=layers[1][2], settling_share=float(np.mean(weights[1])))
+        source += f", {layers[1][2]:g} Hz for {SETTLE:g} s after a hard landing"
+    options["cutoff_source"] = f"{source}, {steady:.3g} Hz elsewhere"
     return times, q, v, a, options

@@ -13,14 +13,26 @@ DJ3's touch-down the root force misses the plates' by 36.8 % BW vertically at Wi
 middle of the usual 6-10 Hz for human motion); ``touchdowns`` says where, ``derivatives.motion_derivatives``
 blends the two. ``cutoff="winter"`` keeps Winter's throughout.
 
-A touch-down keeps Winter's cutoff in proportion to how fast its point arrives (``touchdown_weight``): not at
-all at ``SOFT_SPEED`` or slower, fully from ``FIRM_SPEED``. An impact's force is as brief as the deceleration
-of what lands: a walk's heel arrives at 0.3-1.1 m/s (video keypoints up to 1.5) and the foot settles within the
-steady band, while a landing from a box arrives at 1.4-3.3 m/s and a sprinter's foot at 2-4.5. Keeping Winter's
-at every heel strike (a third of a walk's frames) let the wobble through there: on the six trials with plates,
-weighting by speed with the steady cutoff at 8 Hz (was 10, every touch-down at Winter's) gives hip, knee and
-ankle moments from motion alone closer to OpenSim's on all six (README), the video walk's vertical GRF 5.4 ->
-4.6 % BW, the marker-based walks' 2.8 -> 3.2.
+A touch-down keeps Winter's cutoff in proportion to how fast the body comes down onto it: the centre of mass's
+downward speed there (``touchdown_weight``), not at all at ``SOFT_SPEED`` or slower, fully from ``FIRM_SPEED``.
+An impact's force is the vertical momentum the landing stops: a walk's body comes down at 0-0.26 m/s at its heel
+strikes (video keypoints too), a landing from a box at 1.7-3.2 m/s, a sprinter's at 0.6-0.9. The foot's own
+speed says less: a walk's heel arrives at 0.3-1.5 m/s and a sprinter's rolling forefoot at 2-4.5 m/s while
+the body drops at under 1 (weighting by it, until stop 28, filtered the sprint's every stance at Winter's, then
+6 Hz after it as after a hard landing). Keeping Winter's at every heel strike (a third of a walk's frames) let
+the wobble through there: on the six trials with plates, weighting by speed with the steady cutoff at 8 Hz (was
+10, every touch-down at Winter's) gives hip, knee and ankle moments from motion alone closer to OpenSim's on all
+six (README), the video walk's vertical GRF 5.4 -> 4.6 % BW, the marker-based walks' 2.8 -> 3.2.
+
+Away from touch-downs the cutoff is ``STEADY_HZ``, or the inverse of the feet's median contact time where that
+is higher (``steady_cutoff``): a foot's contact carries a force pulse, and a pulse of duration T keeps most of
+it below 1/T (a half-sine's spectrum is down to a third there, and its main lobe ends at 1.5/T). A walk's
+stance lasts 0.5-0.8 s and keeps 8 Hz; a sprinter's lasts 0.08-0.12 s, and at 8 Hz its stances smear into
+the flights between them (the sprint's feet are then never still long enough to be found resting on a floor:
+"no support found"). The sprint at 10.6 Hz: vertical GRF from motion alone 37.3 -> 26.3 % BW, r 0.963 ->
+0.981 (README); the nine other trials of ``../shared/data`` keep 8 Hz. A contact counts from a foot point
+entering the band ``FLOOR_BAND`` above a level to the last leaving it, when shorter ones
+(``MIN_CONTACT``: keypoints flickering into the band) are left out and it begins and ends inside the trial.
 
 At touch-downs Winter's cutoff is kept within ``LANDING_MIN_HZ``-``LANDING_MAX_HZ`` (``landing_cutoff``). A fast
 motion captured fast finds it higher (the sprint at 250 Hz: 33 Hz), and there what skin markers carry at an
@@ -45,23 +57,28 @@ found from the floor alone (the weights identical).
 The weight is 1 from ``BEFORE`` before a touch-down to ``AFTER`` after it (an impact's force settles in a
 tenth of a second), 0 elsewhere, smoothed by a Hann window reaching ``RAMP`` either side.
 
-After a hard landing (a point arriving faster than ``HARD_SPEED``, as from a 20 cm drop; a walk's heel arrives at
-under 1.5 m/s, video keypoints' under 2) the motion is filtered at ``SETTLE_HZ`` for ``SETTLE`` past that window
+After a hard landing (the body coming down faster than ``HARD_SPEED``, as from a 20 cm drop; a sprinter's comes
+down at under 1 m/s) the motion is filtered at ``SETTLE_HZ`` for ``SETTLE`` past that window
 (``settling_weight``). The impact sets the soft tissue shaking over the bones at 6-8 Hz for a few tenths of a
 second; the markers follow it and rigid segments turn it into whole-segment force, while the plates' force is
 smooth there (DJ3, video DJ4). On the two drop jumps the vertical GRF from motion alone 12.7 -> 12.6 and 16.3 ->
 14.4 % BW, the moments where the plates see all +0.004 and +0.006 (README); no walk, sit-to-stand or squat here
-lands hard, the sprint's cutoff only (36.9 -> 37.3 % BW).
+lands hard, nor does the sprint.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 
 from ..model.body import BodyModel
 
-#: The cutoff away from touch-downs [Hz], at most (a lower Winter's cutoff is kept everywhere).
+#: The cutoff away from touch-downs [Hz], at most (a lower Winter's cutoff is kept everywhere), unless the feet's
+#: contacts are shorter than its inverse (``steady_cutoff``) ...
 STEADY_HZ = 8.0
+#: ... counting contacts at least this long [s] (the shortest sprinting stance lasts about 0.08 s).
+MIN_CONTACT = 0.06
 #: The cutoff at touch-downs [Hz]: Winter's, at least and at most (and below ``LANDING_RATE`` of the sampling rate;
 #: module docstring).
 LANDING_MIN_HZ, LANDING_MAX_HZ, LANDING_RATE = 15.0, 20.0, 0.4
@@ -75,14 +92,14 @@ ARRIVAL_SPEED, ARRIVAL_TIME = 0.2, 0.03
 REST_SPEED = 0.1
 #: ... for this long in all [s] (point-frames), within one bin of this height [m].
 REST_TIME, LEVEL_BIN = 0.1, 0.01
-#: A touch-down keeps Winter's cutoff not at all when its point arrives at this speed or slower [m/s], fully from
-#: the second (linearly between).
+#: A touch-down keeps Winter's cutoff not at all when the centre of mass comes down at this speed or slower [m/s],
+#: fully from the second (linearly between).
 SOFT_SPEED, FIRM_SPEED = 1.0, 2.0
 #: Winter's cutoff is kept from this long before a touch-down to this long after it [s] ...
 BEFORE, AFTER = 0.03, 0.10
 #: ... with ramps smoothed by a Hann window reaching this far either side [s].
 RAMP = 0.04
-#: A hard landing: a point arrives faster than this [m/s] (a free fall of 20 cm) ...
+#: A hard landing: the centre of mass comes down faster than this [m/s] (a free fall of 20 cm) ...
 HARD_SPEED = 2.0
 #: ... after which the motion is filtered at this cutoff [Hz] for this long [s] past ``AFTER``.
 SETTLE_HZ, SETTLE = 6.0, 0.4
@@ -94,15 +111,32 @@ def landing_cutoff(winter: float, rate: float) -> float:
     return float(min(max(winter, LANDING_MIN_HZ), LANDING_MAX_HZ, LANDING_RATE * rate))
 
 
-def foot_points(model: BodyModel, q: np.ndarray) -> np.ndarray:
-    """Positions (T, K, 3) of the contact points of the segments named ``foot*`` (K may be 0)."""
+def steady_cutoff(contacts: np.ndarray, landing: float) -> float:
+    """The cutoff [Hz] away from touch-downs (module docstring): ``STEADY_HZ``, or the inverse of the median of the
+    feet's ``contacts`` [s] at least ``MIN_CONTACT`` long where that is higher, at most ``landing`` [Hz]."""
+    kept = contacts[contacts >= MIN_CONTACT]
+    return float(min(max(STEADY_HZ, 1.0 / np.median(kept)), landing)) if len(kept) else STEADY_HZ
+
+
+class Touchdowns(NamedTuple):
+    """What ``touchdowns`` finds: the touch-downs' ``times`` (N,) [s], the centre of mass's downward ``speeds`` (N,)
+    [m/s] there, and the durations (M,) [s] of the feet's ``contacts`` that begin and end inside the trial."""
+
+    times: np.ndarray
+    speeds: np.ndarray
+    contacts: np.ndarray
+
+
+def foot_points(model: BodyModel, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Positions (T, K, 3) of the contact points of the segments named ``foot*`` (K may be 0) and the index of each
+    point's segment (K,)."""
     feet = [k for k, s in enumerate(model.segments) if s.name.lower().startswith("foot") and len(s.contact_points)]
     if not feet:
-        return np.zeros((len(q), 0, 3))
+        return np.zeros((len(q), 0, 3)), np.zeros(0, np.int64)
     rotations, origins = model.forward_kinematics(q)
     owners = np.concatenate([np.full(len(model.segments[k].contact_points), k) for k in feet])
     local = np.concatenate([model.segments[k].contact_points for k in feet])
-    return origins[:, owners] + np.einsum("tkij,kj->tki", rotations[:, owners], local)
+    return origins[:, owners] + np.einsum("tkij,kj->tki", rotations[:, owners], local), owners
 
 
 def standing_levels(heights: np.ndarray, speed: np.ndarray, step: float) -> np.ndarray:
@@ -118,11 +152,31 @@ def standing_levels(heights: np.ndarray, speed: np.ndarray, step: float) -> np.n
     return np.array([floor] + raised)
 
 
-def touchdowns(model: BodyModel, times: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """The touch-downs (module docstring) in coordinates ``q`` (T, nq) filtered at Winter's cutoff: their times
-    (N,) and arrival speeds (N,) [m/s] (the fastest an arriving point moved down within ``ARRIVAL_TIME``
-    before); None when the model has no feet or no foot point is ever posed."""
-    points = foot_points(model, q)
+def contact_durations(near: np.ndarray, owners: np.ndarray, step: float) -> np.ndarray:
+    """The durations [s] of each foot's contacts that begin and end inside the trial: the runs of frames in which
+    any point of that foot (``owners`` (K,), ``near`` (T, K): within a level's band) is near."""
+    durations = []
+    for foot in np.unique(owners):
+        edges = np.diff(np.concatenate(([0], near[:, owners == foot].any(axis=1).astype(np.int8), [0])))
+        starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+        inside = (starts > 0) & (ends < len(near))
+        durations.extend((ends - starts)[inside] * step)
+    return np.array(durations, dtype=float)
+
+
+def fastest_within(x: np.ndarray, lags: int) -> np.ndarray:
+    """``x`` (T, ...) at each frame the largest of it over that frame and the ``lags`` before."""
+    out = x.copy()
+    for lag in range(1, lags + 1):
+        out[lag:] = np.fmax(out[lag:], x[:-lag])
+    return out
+
+
+def touchdowns(model: BodyModel, times: np.ndarray, q: np.ndarray) -> Touchdowns | None:
+    """The touch-downs (module docstring) in coordinates ``q`` (T, nq) filtered at Winter's cutoff, with the
+    centre of mass's downward speed at each (the fastest within ``ARRIVAL_TIME`` before) and the feet's contact
+    durations; None when the model has no feet or no foot point is ever posed."""
+    points, owners = foot_points(model, q)
     if points.shape[1] == 0 or not np.isfinite(points).any() or len(times) < 2:
         return None
     step = float(times[1] - times[0])
@@ -139,16 +193,14 @@ def touchdowns(model: BodyModel, times: np.ndarray, q: np.ndarray) -> tuple[np.n
     for lag in range(1, max(1, int(round(AFTER / step))) + 1):
         stays[:-lag] |= rests[lag:] & raised[:-lag]
     near |= stays
-    down = -velocity[..., 2]
-    fastest = down.copy()
-    for lag in range(1, max(1, int(round(ARRIVAL_TIME / step))) + 1):
-        fastest[lag:] = np.fmax(fastest[lag:], down[:-lag])
+    lags = max(1, int(round(ARRIVAL_TIME / step)))
     with np.errstate(invalid="ignore"):
-        arrives = near & (fastest > ARRIVAL_SPEED)
+        arrives = near & (fastest_within(-velocity[..., 2], lags) > ARRIVAL_SPEED)
     arrives[1:] &= ~near[:-1]
     arrives[0] = False
     frames = arrives.any(axis=1)
-    return times[frames], np.where(arrives, fastest, 0.0).max(axis=1)[frames]
+    body = np.fmax(fastest_within(-np.gradient(model.body_com(q)[:, 2], step), lags), 0.0)
+    return Touchdowns(times[frames], body[frames], contact_durations(near, owners, step))
 
 
 def window_weight(times: np.ndarray, starts: np.ndarray, ends: np.ndarray, heights: np.ndarray | None = None
@@ -165,15 +217,16 @@ def window_weight(times: np.ndarray, starts: np.ndarray, ends: np.ndarray, heigh
     return np.convolve(np.pad(weight, half, mode="edge"), window / window.sum(), mode="valid")
 
 
-def touchdown_weight(times: np.ndarray, found: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+def touchdown_weight(times: np.ndarray, found: Touchdowns) -> np.ndarray:
     """(T,) in [0, 1]: from ``BEFORE`` before to ``AFTER`` after each of the touch-downs ``found`` (``touchdowns``),
-    its arrival speed's share between ``SOFT_SPEED`` (0) and ``FIRM_SPEED`` (1); 0 elsewhere."""
-    firmness = np.clip((found[1] - SOFT_SPEED) / (FIRM_SPEED - SOFT_SPEED), 0.0, 1.0)
-    return window_weight(times, found[0] - BEFORE, found[0] + AFTER, firmness)
+    the share of the body's downward speed there between ``SOFT_SPEED`` (0) and ``FIRM_SPEED`` (1); 0
+    elsewhere."""
+    firmness = np.clip((found.speeds - SOFT_SPEED) / (FIRM_SPEED - SOFT_SPEED), 0.0, 1.0)
+    return window_weight(times, found.times - BEFORE, found.times + AFTER, firmness)
 
 
-def settling_weight(times: np.ndarray, found: tuple[np.ndarray, np.ndarray]) -> np.ndarray | None:
+def settling_weight(times: np.ndarray, found: Touchdowns) -> np.ndarray | None:
     """(T,) in [0, 1]: 1 for ``SETTLE`` after the touch-down window of each hard landing among the touch-downs
     ``found`` (``touchdowns``), 0 elsewhere; None when none is hard."""
-    hard = found[0][found[1] > HARD_SPEED]
+    hard = found.times[found.speeds > HARD_SPEED]
     return window_weight(times, hard + AFTER, hard + AFTER + SETTLE) if len(hard) else None

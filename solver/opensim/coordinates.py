@@ -117,7 +117,7 @@ def dynamics_coordinates(motion: Motion, dynamics: Dynamics) -> np.ndarray:
     if filtered and "steady_cutoff_hz" in dynamics.options:  # the default's filterings, blended in time
         layers = touchdown_filtered(motion.model, motion.times, motion.q,
                                     dynamics.options.get("winter_cutoff_hz", cutoff))
-        q = blended(layers, partial(blended_coordinates, motion.model))
+        q = blended([(x, weight) for x, weight, _ in layers], partial(blended_coordinates, motion.model))
     else:
         q = butterworth(motion.model, motion.times, motion.q, cutoff) if filtered else motion.q
     frames = np.clip(np.searchsorted(motion.times, dynamics.times - 1e-9), 0, len(q) - 1)

@@ -1,5 +1,6 @@
-"""Winter's cutoff where a foot lands, at most 8 Hz elsewhere (``dynamics.touchdowns``, the default ``auto``
-cutoff): the touch-downs of a synthetic drop, and on a real drop jump the root force closer to the plates'."""
+"""Winter's cutoff where a foot lands, the steady cutoff elsewhere: 8 Hz, higher for short contacts
+(``dynamics.touchdowns``, the default ``auto`` cutoff): the touch-downs of a synthetic drop, on a real drop jump
+the root force closer to the plates', and a sprint's stances kept apart from its flights."""
 
 from dataclasses import replace
 
@@ -8,7 +9,8 @@ import pytest
 
 from mocap_dynamics.solver.dynamics import motion_derivatives
 from mocap_dynamics.solver.dynamics.touchdowns import (AFTER, BEFORE, FIRM_SPEED, LANDING_MAX_HZ, SETTLE, SOFT_SPEED,
-                                                      STEADY_HZ, settling_weight, touchdown_weight, touchdowns)
+                                                      STEADY_HZ, contact_durations, settling_weight, steady_cutoff,
+                                                      touchdown_weight, touchdowns)
 from mocap_dynamics.solver.kinematics.motion import Motion
 from tests.unit.test_dynamics_models import chain
 
@@ -64,7 +66,7 @@ def test_a_fall_onto_the_floor_is_a_touchdown_and_a_slow_lowering_is_not():
 
 @pytest.mark.parametrize("speed", [0.8, 1.5, 3.0])
 def test_a_touchdown_counts_by_its_arrival_speed(speed):
-    """A foot set down on the floor at a constant speed: at 0.8 m/s (a walk's heel) it keeps the steady cutoff,
+    """A body set down on the floor at a constant speed: at 0.8 m/s it keeps the steady cutoff,
     at 1.5 m/s Winter's counts half, at 3 m/s (a landing) fully, over the whole touch-down window."""
     model, times, q = foot_at(np.clip(speed * (1.0 - np.arange(200) * DT), 0.0, None))
     found = touchdowns(model, times, q)
@@ -147,23 +149,46 @@ def test_a_drop_jump_keeps_its_landing_and_sheds_the_wobble(shared_data):
     assert errors["auto"][1] <= errors["winter"][1] + 0.002
 
 
-def test_a_sprints_landings_keep_at_most_the_landing_cap(shared_data, monkeypatch):
-    """The sprint (250 Hz; Winter's cutoff 33 Hz): the default filters its touch-downs at ``LANDING_MAX_HZ`` and
-    records Winter's; the vertical GRF from the motion alone then follows the plates closer than at Winter's
-    there (README: RMSE 45.5 -> 37.0 % BW, r 0.946 -> 0.963)."""
-    from mocap_dynamics.solver.dynamics import touchdowns as touchdowns_module
+def test_a_sprints_short_contacts_raise_the_steady_cutoff(shared_data, monkeypatch):
+    """The sprint (250 Hz; Winter's cutoff 33 Hz, capped at ``LANDING_MAX_HZ`` for touch-downs): the body comes
+    down at under 1 m/s where its forefeet arrive at 2-4.5 m/s, so no touch-down keeps the landing cutoff; its
+    stances last 0.08-0.12 s, so the steady cutoff is the inverse of their median, 10-12 Hz. The vertical GRF
+    from motion alone then follows the plates closer than with every touch-down at the landing cutoff (README:
+    37 -> 26 % BW); at the steady 8 Hz of a walk the feet are never still long enough to find the floor."""
+    from mocap_dynamics.solver.dynamics import touchdowns as module
     from mocap_dynamics.solver.opensim.coordinates import dynamics_coordinates
     from mocap_dynamics.solver.pipeline import PipelineOptions, run
     sprint = shared_data / "sprint_forceplates_JA1Gait35.c3d"
-    capped = run(sprint, PipelineOptions(until="contact"))
-    options = capped.dynamics.options
+    default = run(sprint, PipelineOptions(until="contact"))
+    options = default.dynamics.options
     assert options["cutoff_hz"] == LANDING_MAX_HZ and options["winter_cutoff_hz"] > 30
-    assert dynamics_coordinates(capped.motion, capped.dynamics).shape == capped.motion.q.shape  # the export's
-    monkeypatch.setattr(touchdowns_module, "LANDING_MAX_HZ", np.inf)
-    winter = run(sprint, PipelineOptions(until="contact"))
-    assert winter.dynamics.options["cutoff_hz"] == options["winter_cutoff_hz"]
-    assert capped.plate_comparison.rmse_vertical < winter.plate_comparison.rmse_vertical - 5
-    assert capped.plate_comparison.correlation_vertical > 0.955
+    assert options["touchdown_share"] == 0.0 and "settling_share" not in options
+    assert 10.0 < options["steady_cutoff_hz"] < 12.0
+    assert dynamics_coordinates(default.motion, default.dynamics).shape == default.motion.q.shape  # the export's
+    assert default.plate_comparison.correlation_vertical > 0.975 and not default.contact.warnings
+    monkeypatch.setattr(module, "SOFT_SPEED", -1.0)  # every touch-down keeps the landing cutoff fully
+    monkeypatch.setattr(module, "FIRM_SPEED", 0.0)
+    landings = run(sprint, PipelineOptions(until="contact"))
+    assert default.plate_comparison.rmse_vertical < landings.plate_comparison.rmse_vertical - 5
+    monkeypatch.undo()
+    monkeypatch.setattr(module, "MIN_CONTACT", np.inf)  # no contact counts: the steady 8 Hz
+    steady = run(sprint, PipelineOptions(until="contact"))
+    assert steady.dynamics.options["steady_cutoff_hz"] == STEADY_HZ
+    assert any("no support found" in warning for warning in steady.contact.warnings)
+
+
+def test_the_steady_cutoff_follows_short_contacts():
+    """A foot's contacts (runs of frames with one of its points near a level, inside the trial) and the steady
+    cutoff they give: 1 / their median when that beats ``STEADY_HZ``, contacts under ``MIN_CONTACT`` left out,
+    at most the landing cutoff."""
+    near = np.zeros((40, 3), bool)
+    near[5:15, 0] = near[10:20, 1] = True  # foot 0: frames 5-19 (one contact, 15 frames, its two points overlap)
+    near[0:8, 2] = near[25:31, 2] = True  # foot 1: a contact cut by the trial's start, then one of 6 frames
+    np.testing.assert_allclose(contact_durations(near, np.array([0, 0, 1]), 0.01), [0.15, 0.06])
+    assert steady_cutoff(np.array([0.7, 0.8]), 20.0) == STEADY_HZ  # a walk
+    assert steady_cutoff(np.array([0.09, 0.1, 0.11, 0.02]), 20.0) == pytest.approx(10.0)  # a sprint, one flicker
+    assert steady_cutoff(np.array([0.065]), 15.0) == 15.0
+    assert steady_cutoff(np.array([0.03]), 20.0) == steady_cutoff(np.zeros(0), 20.0) == STEADY_HZ
 
 
 def test_video_drop_jump_settles_after_its_landing(shared_data, monkeypatch):
@@ -190,8 +215,8 @@ def test_the_plates_dynamics_use_the_same_filtering(shared_data, cutoff):
 
 
 def test_a_walks_heel_strikes_keep_the_steady_cutoff(shared_data, monkeypatch):
-    """opencap_video_walking3 (video keypoints): its heel strikes arrive at 0.4-1.5 m/s. Weighted by that speed
-    (most keep the steady cutoff) rather than each keeping Winter's, the keypoints' wobble stays out of the
+    """opencap_video_walking3 (video keypoints): its body comes down at under 0.3 m/s at its heel strikes, so they
+    keep the steady cutoff; rather than each keeping Winter's, the keypoints' wobble stays out of the
     contact estimate: the moments from motion alone follow ours with the plates closer (mean r over hip, knee
     and ankle flexion 0.909 -> 0.921) and the vertical GRF the plates' (5.3 -> 4.6 % BW)."""
     from mocap_dynamics.solver.dynamics import joint_moments, touchdowns as module
