@@ -53,8 +53,9 @@ class PipelineOptions:
     the segments are found from the motion (``model.discovery``). ``gap_fill``: how marker gaps are filled
     before reconstruction (``GapFillOptions``; on by default). Dynamics: ``cutoff`` of the zero-lag low-pass
     filter before differentiating, in Hz,
-    ``"auto"`` (Winter's residual analysis, per trial, at the touch-downs of the feet, weighted by their arrival
-    speed, and at most 8 Hz elsewhere: ``dynamics.touchdowns``), ``"winter"`` (Winter's throughout) or
+    ``"auto"`` (Winter's residual analysis, per trial, at the touch-downs of the feet, weighted by how fast the
+    body comes down, and elsewhere at most 8 Hz or 1 / the feet's contact time: ``dynamics.touchdowns``),
+    ``"winter"`` (Winter's throughout) or
     ``"none"`` (no filter, the paper's; None is taken as "none"); ``derivatives``
     ``"central"`` or ``"forward"`` (the paper's, consistent with Euler integration). Contact:
     ``contact_forces`` ``"per_frame"`` (solved frame by frame within friction cones) or ``"spring"``

@@ -46,8 +46,8 @@ from ..errors import SolverError
 from ..kinematics.motion import Motion
 from .cutoff import residual_cutoff
 from .lowpass import PAD, butter2, filtfilt, pad_length
-from .touchdowns import (LANDING_MAX_HZ, LANDING_MIN_HZ, SETTLE, SETTLE_HZ, landing_cutoff, settling_weight,
-                         steady_cutoff, touchdown_weight, touchdowns)
+from .touchdowns import (LANDING_MAX_HZ, LANDING_MIN_HZ, SETTLE, SETTLE_HZ, SOFT_SPEED, landing_cutoff,
+                         settling_weight, steady_cutoff, touchdown_weight, touchdowns)
 from ..model.body import BodyModel
 from ..rotations import quat_conj, quat_continuity, quat_mul
 
@@ -314,7 +314,8 @@ def motion_derivatives(motion: Motion, cutoff: float | str | None = None, scheme
     q = blended([(d[1], w) for d, w in zip(derived, weights)], partial(blended_coordinates, model))
     v, a = (blended([(d[i], w) for d, w in zip(derived, weights)], _weighted) for i in (2, 3))
     options.update(steady_cutoff_hz=steady, touchdown_share=float(np.mean(weights[0])))
-    source += " at touch-downs (by the body's downward speed)"
+    source += " at touch-downs (by the body's downward speed" + (
+        f"; here none faster than {SOFT_SPEED:g} m/s)" if options["touchdown_share"] == 0.0 else ")")
     if len(layers) == 3:
         options.update(settling_cutoff_hz=layers[1][2], settling_share=float(np.mean(weights[1])))
         source += f", {layers[1][2]:g} Hz for {SETTLE:g} s after a hard landing"
