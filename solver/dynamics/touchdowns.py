@@ -18,8 +18,8 @@ downward speed there (``touchdown_weight``), not at all at ``SOFT_SPEED`` or slo
 An impact's force is the vertical momentum the landing stops: a walk's body comes down at 0-0.26 m/s at its heel
 strikes (video keypoints too), a landing from a box at 1.7-3.2 m/s, a sprinter's at 0.6-0.9. The foot's own
 speed says less: a walk's heel arrives at 0.3-1.5 m/s and a sprinter's rolling forefoot at 2-4.5 m/s while
-the body drops at under 1 (weighting by it, until stop 28, filtered the sprint's every stance at Winter's, then
-6 Hz after it as after a hard landing). Keeping Winter's at every heel strike (a third of a walk's frames) let
+the body drops at under 1 (weighting by it, until 2026-11-29, filtered the sprint's every stance at Winter's,
+then 6 Hz after it as after a hard landing). Keeping Winter's at every heel strike (a third of a walk's frames) let
 the wobble through there: on the six trials with plates, weighting by speed with the steady cutoff at 8 Hz (was
 10, every touch-down at Winter's) gives hip, knee and ankle moments from motion alone closer to OpenSim's on all
 six (README), the video walk's vertical GRF 5.4 -> 4.6 % BW, the marker-based walks' 2.8 -> 3.2.
@@ -30,9 +30,10 @@ it below 1/T (a half-sine's spectrum is down to a third there, and its main lobe
 stance lasts 0.5-0.8 s and keeps 8 Hz; a sprinter's lasts 0.08-0.12 s, and at 8 Hz its stances smear into
 the flights between them (the sprint's feet are then never still long enough to be found resting on a floor:
 "no support found"). The sprint at 10.6 Hz: vertical GRF from motion alone 37.3 -> 26.3 % BW, r 0.963 ->
-0.981 (README); the nine other trials of ``../shared/data`` keep 8 Hz. A contact counts from a foot point
-entering the band ``FLOOR_BAND`` above a level to the last leaving it, when shorter ones
-(``MIN_CONTACT``: keypoints flickering into the band) are left out and it begins and ends inside the trial.
+0.981 (README); the nine other trials of ``../shared/data`` keep 8 Hz. A foot's contact: the frames in which
+any of its points is within the band ``FLOOR_BAND`` above a level, from the first entering to the last leaving;
+only contacts that begin and end inside the trial and last at least ``MIN_CONTACT`` count (shorter ones are
+keypoints flickering into the band).
 
 At touch-downs Winter's cutoff is kept within ``LANDING_MIN_HZ``-``LANDING_MAX_HZ`` (``landing_cutoff``). A fast
 motion captured fast finds it higher (the sprint at 250 Hz: 33 Hz), and there what skin markers carry at an
