@@ -168,7 +168,7 @@ def _dynamics(path, state: dict, options: PipelineOptions, progress: Progress) -
     derived = motion_derivatives(motion, cutoff=options.filter_cutoff, scheme=options.derivatives)  # mass-free
     outputs = {"dynamics": inverse_dynamics(motion, derivatives=derived)}
     if model.mass_source.startswith("assumed") and trial.plates:
-        contact = estimate_contact(dynamics=outputs["dynamics"])
+        contact = estimate_contact(motion, dynamics=outputs["dynamics"])
         found = mass_from_plates(contact, compare_with_plates(contact, trial))
         if found is not None:
             model = with_body_mass(model, found.mass, found.source)

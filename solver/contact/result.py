@@ -131,12 +131,17 @@ class Contact:
 
     @property
     def warnings(self) -> tuple[str, ...]:
-        """What a user should know about these forces: no support at all; per-frame forces from unfiltered
-        accelerations carry their differentiation noise."""
+        """What a user should know about these forces: no support at all; supports found only at Winter's
+        cutoff; per-frame forces from unfiltered accelerations carry their differentiation noise."""
         options = self.dynamics.options
         if not self.surfaces:
             return ("no support found: no body point rests on a surface anywhere in the trial (an aerial, a "
                     "trampoline phase), so there are no contact forces",)
+        if self.patches and self.patches[0].found_at_hz is not None:
+            cutoff = options.get("steady_cutoff_hz", options.get("cutoff_hz"))
+            return (f"supports found in the motion filtered at Winter's {self.patches[0].found_at_hz:.3g} Hz: at "
+                    f"the dynamics' {cutoff:.3g} Hz no body point rests long enough (a runner's short stances "
+                    f"smoothed away); the forces still follow the {cutoff:.3g} Hz motion",)
         if self.force_model == "per_frame" and options.get("derivatives", "").endswith("differences") \
                 and options.get("cutoff_hz") is None:
             return ("per-frame contact forces follow the noise of unfiltered accelerations: filter the dynamics "

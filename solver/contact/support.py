@@ -68,8 +68,9 @@ BELOW_CM = 0.15
 class Patch:
     """A support surface found from resting points: its ``surface`` (a half-space for the floor, a slab for
     a raised patch), ``kind`` ("floor" or "raised"), ``centre`` (3,) of its resting samples on the plane,
-    ``corners`` (4, 3) of its extent (None for the floor), the frames (T,) in which its points rest, and the
-    segments whose points rest on it."""
+    ``corners`` (4, 3) of its extent (None for the floor), the frames (T,) in which its points rest, the
+    segments whose points rest on it, and the cutoff [Hz] of the motion they were found resting in when it
+    is not the dynamics' own (``estimate.detected_surfaces``)."""
 
     surface: Surface
     kind: str
@@ -77,6 +78,7 @@ class Patch:
     corners: np.ndarray | None
     resting: np.ndarray
     segments: tuple[str, ...]
+    found_at_hz: float | None = None
 
     @property
     def height(self) -> float:

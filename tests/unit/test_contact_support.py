@@ -196,3 +196,17 @@ def test_a_seat_lets_go_of_the_knees(shared_data):
         lifted_load[name] = np.nanmax(contact.surface_force[ischia > seat.height + 0.15, 1, 2]) / contact.body_weight
     assert lifted_load["floor only"] < 0.01 < 0.1 < lifted_load["anywhere"]
     assert rmse["floor only"] < 8.0 < rmse["anywhere"] - 1.0
+
+
+def test_a_sprint_filtered_low_finds_its_floor_at_winters_cutoff(shared_data):
+    """The sprint at ``--cutoff 8``: its 0.1 s stances are smoothed until no foot point rests long enough, so the
+    floor is found in the motion filtered at Winter's cutoff (33 Hz) and the user is told, and the body mass
+    comes from the plates (README: 29.7 % BW); without the motion to look in again there is no support."""
+    result = run(shared_data / "sprint_forceplates_JA1Gait35.c3d", PipelineOptions(until="contact", cutoff=8.0))
+    contact = result.contact
+    assert len(contact.surfaces) == 1 and contact.patches[0].found_at_hz > 30
+    assert result.model.mass_source.startswith("force plates")
+    assert "supports found in the motion filtered at Winter's" in contact.warnings[0]
+    assert result.plate_comparison.correlation_vertical > 0.95 and result.plate_comparison.rmse_vertical < 35
+    alone = estimate_contact(dynamics=result.dynamics)
+    assert alone.surfaces == () and "no support found" in alone.warnings[0]
