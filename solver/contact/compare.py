@@ -40,6 +40,7 @@ import numpy as np
 
 from ..errors import SolverError
 from ..io.trial import Trial
+from ..runs import runs
 from .result import Contact
 
 #: Default contact threshold, as a fraction of body weight.
@@ -165,12 +166,6 @@ class PlateComparison:
                 "contacts": len(self.events), "onset_error_mean_abs_s": mean_abs(self.onset_errors),
                 "offset_error_mean_abs_s": mean_abs(self.offset_errors), "body_weight_n": self.body_weight,
                 "plate_surfaces": list(self.plate_surfaces), "feet": feet}
-
-
-def runs(flags: np.ndarray) -> list[tuple[int, int]]:
-    """``[start, end)`` of every run of True in a 1-D bool array."""
-    edges = np.diff(np.concatenate(([0], flags.astype(np.int8), [0])))
-    return list(zip(np.flatnonzero(edges == 1).tolist(), np.flatnonzero(edges == -1).tolist()))
 
 
 def _frames(contact: Contact, trial: Trial) -> np.ndarray:

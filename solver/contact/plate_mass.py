@@ -22,7 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .compare import PlateComparison, runs
+from ..runs import runs
+from .compare import PlateComparison
 from .result import Contact
 
 #: Frames with more than this fraction of the body weight on surfaces without plates are not full support.

@@ -50,6 +50,7 @@ from .touchdowns import (LANDING_MAX_HZ, LANDING_MIN_HZ, SETTLE, SETTLE_HZ, SOFT
                          settling_weight, steady_cutoff, touchdown_weight, touchdowns)
 from ..model.body import BodyModel
 from ..rotations import quat_conj, quat_continuity, quat_mul
+from ..runs import runs
 
 #: Largest rotation of a segment between two frames the differences accept [rad].
 MAX_ROTATION_PER_FRAME = np.pi / 2
@@ -202,8 +203,7 @@ def butterworth(model: BodyModel, times: np.ndarray, q: np.ndarray, cutoff: floa
                           f"{np.count_nonzero(posed)}", "filter a longer motion, or compute derivatives without "
                                                        "a cutoff")
     filtered = np.full_like(q, np.nan)
-    edges = np.diff(np.concatenate(([0], posed.astype(np.int8), [0])))
-    for start, end in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)):
+    for start, end in runs(posed):
         if end - start > PAD:
             filtered[start:end] = filtfilt(b, a, q[start:end], pad_length(cutoff, rate, end - start))
     _, iq, _ = quaternion_columns(model)

@@ -74,6 +74,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..model.body import BodyModel
+from ..runs import runs
 
 #: The cutoff away from touch-downs [Hz], at most (a lower Winter's cutoff is kept everywhere), unless the feet's
 #: contacts are shorter than its inverse (``steady_cutoff``) ...
@@ -156,13 +157,9 @@ def standing_levels(heights: np.ndarray, speed: np.ndarray, step: float) -> np.n
 def contact_durations(near: np.ndarray, owners: np.ndarray, step: float) -> np.ndarray:
     """The durations [s] of each foot's contacts that begin and end inside the trial: the runs of frames in which
     any point of that foot (``owners`` (K,), ``near`` (T, K): within a level's band) is near."""
-    durations = []
-    for foot in np.unique(owners):
-        edges = np.diff(np.concatenate(([0], near[:, owners == foot].any(axis=1).astype(np.int8), [0])))
-        starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
-        inside = (starts > 0) & (ends < len(near))
-        durations.extend((ends - starts)[inside] * step)
-    return np.array(durations, dtype=float)
+    return np.array([(end - start) * step for foot in np.unique(owners)
+                     for start, end in runs(near[:, owners == foot].any(axis=1))
+                     if start > 0 and end < len(near)], dtype=float)
 
 
 def fastest_within(x: np.ndarray, lags: int) -> np.ndarray:

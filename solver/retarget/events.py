@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..contact.compare import THRESHOLD_BW, runs
+from ..contact.compare import THRESHOLD_BW
+from ..runs import runs
 from ..contact.estimate import Contact
 
 #: A sole point slower than this [m/s] (horizontally) is planted.

@@ -41,7 +41,7 @@ from scipy.ndimage import maximum_filter1d, uniform_filter1d
 
 from ..rotations import matrix_to_quat, quat_normalize, quat_to_matrix, swing
 from .alignment import UP
-from ..contact.compare import runs
+from ..runs import runs
 from .ik import two_bone_ik
 
 #: The hips never lower by more than this fraction of the leg length to keep a foot planted.

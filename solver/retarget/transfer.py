@@ -34,7 +34,7 @@ import numpy as np
 from ..errors import SolverError
 from .alignment import UP, facing, group_offset, turn_about_up
 from .bone_names import FALLBACK, SIDES, Mapping, classify, thumb_of
-from ..contact.compare import runs
+from ..runs import runs
 from .foot_lock import Leg, Plan, lock_feet, turn_leg
 from .skeleton import Skeleton
 

@@ -10,7 +10,7 @@ import pytest
 
 from mocap_dynamics.solver.contact import compare_with_plates, estimate_contact, point_motion
 from mocap_dynamics.solver.plots import plot_grf
-from mocap_dynamics.solver.contact.compare import runs
+from mocap_dynamics.solver.runs import runs
 from mocap_dynamics.solver.contact.result import centre_of_pressure
 from mocap_dynamics.solver.errors import SolverError
 from mocap_dynamics.solver.io.trial import ForcePlate, PlateSamples, Trial

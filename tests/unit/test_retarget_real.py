@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from mocap_dynamics.solver.retarget import RetargetOptions, detect_mapping, foot_contacts, retarget
-from mocap_dynamics.solver.contact.compare import runs
+from mocap_dynamics.solver.runs import runs
 from mocap_dynamics.solver.retarget.events import stance_events
 from tests.unit.retarget_rigs import mixamo_skeleton, source_from_motion
 
