@@ -70,22 +70,24 @@ dynamics with the plates on six real trials (README):
   horizontal force, not how two feet share it; a foot's ground reaction leans
   toward the centre of mass (it brakes in front, propels behind).
 
-- *Smoothing* (``smoothing`` τ = 1 ms): each frame adds to (*)
+- *Smoothing* (``smoothing`` τ = 2 ms): each frame adds to (*)
 
       s Σ_k Σ_e (c_ke - c_ke⁻)²                                               (***)
 
   with ``c⁻`` the previous frame's solution (zero for a point that was not loaded), ``s = τ f`` at ``f`` frames
-  per second (0.1 per frame at 100 Hz: an exponential memory of a fixed time whatever the rate). The root wrench
+  per second (0.2 per frame at 100 Hz: an exponential memory of a fixed time whatever the rate). The root wrench
   still fixes the total each frame; what the prior holds back is how it is shared between the points — the
   centre of pressure within a foot, the share between two feet — which (*) and (**) alone re-decide from each
   frame's noisy root torque, so that it jitters from heel to toe and from foot to foot. Causal on purpose: a
   foot reaching the floor takes load as the root wrench moves it there, and the trailing foot keeps its share
-  until then. On six trials with plates (README) the hip, knee and ankle moments from motion alone follow
-  OpenSim's at mean r 0.82-0.91 over the walks instead of 0.80-0.88 (walking1's knees 0.85 -> 0.91 where the
-  plates see all contact), the drop jumps and the sit-to-stand as before (within 0.015), and the centre of
-  pressure in single support is 0.6-0.8 cm closer to the plates'; more memory (τ = 2-3 ms) helps walks further
-  but delays the seat-to-feet transfer of sit-to-stand (vertical RMSE 9.7 -> 10.7 % BW at 3 ms). The first
-  frame, and the first after a gap, have no prior. Written as a linear term,
+  until then. On six trials with plates (README, 2026-11-29) the hip, knee and ankle moments from motion alone
+  follow OpenSim's, where the plates see all contact, at mean r 0.946 / 0.936 on the walks (0.934 / 0.925 at
+  τ = 1 ms; walking1's knees 0.918 / 0.909 -> 0.953 / 0.935), 0.886 on the video walk (0.872), the drop jumps
+  and the sit-to-stand +0.004-0.006; the centre of pressure in single support is 1.3 / 2.4 cm from
+  the plates' on walking1 / the video walk (1.5 / 2.6 at 1 ms). The cost is sit-to-stand: the memory slows
+  the load's passage from the feet to the seat, whose share the root torque pins only weakly (vertical RMSE
+  9.1 -> 9.3 % BW, 7.4 -> 7.8 with the static trial; at 3 ms 9.6 and 8.2 for moments better by 0.002-0.006
+  only). The first frame, and the first after a gap, have no prior. Written as a linear term,
   ``Σ_a (p_a + s) c_a² - 2 s c_a⁻ c_a``, the free-set solve below becomes
   ``(I + M_P D_P⁻¹ M_Pᵀ) y = b - M_P D_P⁻¹ g_P``, ``z = D_P⁻¹ (M_Pᵀ y + g_P)`` with ``g = s c⁻``.
 
@@ -131,7 +133,7 @@ class PerFrameOptions:
     toward_centre_of_mass: float = 2.0
     sliding_speed: float = 1.0
     effort: float = 0.05
-    smoothing: float = 0.001
+    smoothing: float = 0.002
 
     def __post_init__(self):
         for name in ("friction", "regularisation", "min_activation", "toward_centre_of_mass", "sliding_speed",
