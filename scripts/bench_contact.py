@@ -14,7 +14,9 @@
    plot per trial in ``--out``. The table the README shows is printed last.
 3. The paper's springs (eqs. 4-7, eq. 10's plane, unfiltered forward differences) on the same trials, for
    comparison.
-4. The bouncing ball of §3 (table and mouse pad): recovered parameters.
+4. The walks moved as on a treadmill belt at 0.8 and 1.3 m/s: the belt found, floor and per-foot forces against
+   the overground walk's.
+5. The bouncing ball of §3 (table and mouse pad): recovered parameters.
 
 Targets (issue 15), default settings, whole trial: vertical GRF r >= 0.95; RMSE <= 8 % BW on walks and
 sit-to-stand, <= 15 % BW on drop jumps; root force explained >= 90 %; floor tilt <= 1 deg and height within
@@ -201,6 +203,27 @@ def print_table(rows: list[dict]) -> None:
               f"{fmt(f.get('cop'))} cm | {f['ms_per_frame']:.3f} |")
 
 
+def bench_treadmill(out: Path) -> None:
+    """The walks moved as on a treadmill belt (``tests/unit/test_contact_ground.py``): the belt found from the
+    feet, and the floor and per-foot forces against the overground walk's (same body mass)."""
+    from mocap_dynamics.solver.pipeline import PipelineOptions, run
+    sys.path.insert(0, str(ROOT))
+    from tests.unit.test_contact_ground import on_a_treadmill
+    print("   the walks moved as on a treadmill (floor and per-foot forces against the overground walk's):")
+    for file in ("subject4_walking1.trc", "subject4_walking4.trc", "opencap_video_walking3.trc"):
+        ground = run(SHARED / file, PipelineOptions(until="contact"))
+        for speed in (0.8, 1.3):
+            moved, belt = on_a_treadmill(SHARED / file, out, speed)
+            contact = run(moved, PipelineOptions(until="contact", mass=ground.model.total_mass)).contact
+            gap = contact.foot_force - ground.contact.foot_force
+            print(f"      {file} at {speed} m/s: belt found {np.linalg.norm(contact.ground_velocity):.2f} m/s "
+                  f"({np.linalg.norm(contact.ground_velocity - belt):.3f} off), floor "
+                  f"{1000 * (contact.patches[0].height - ground.contact.patches[0].height):+.1f} mm, per-foot "
+                  f"force RMS {100 * np.sqrt(np.nanmean(gap[..., 2] ** 2)) / contact.body_weight:.2f} % BW "
+                  f"vertical, {100 * np.sqrt(np.nanmean(np.sum(gap[..., :2] ** 2, -1))) / contact.body_weight:.2f} "
+                  "horizontal")
+
+
 def bench_ball() -> None:
     from mocap_dynamics.solver.contact import Material, Surface, estimate_ball, simulate_ball
 
@@ -246,6 +269,7 @@ def main() -> None:
     for name, file, kind, static in TRIALS:
         if static is None and (SHARED / file).is_file() and (not args.trials or name in args.trials):
             print(f"      {name}: {springs_figures(file)}")
+    bench_treadmill(out)
     bench_ball()
     print_table(rows)
 

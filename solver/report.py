@@ -146,6 +146,9 @@ def _contact_lines(contact: ContactSummary) -> list[str]:
              "force"]
     if contact.get("floor_tilt_deg") is not None:
         lines[-1] += f"; floor tilted {contact['floor_tilt_deg']:.2f} deg"
+    if contact.get("floor_velocity_m_s"):
+        lines[-1] += (f"; floor moving at {sum(v * v for v in contact['floor_velocity_m_s']) ** 0.5:.2f} m/s "
+                      "(a treadmill: contact taken relative to its belt)")
     if "resting_height_m" in contact:
         lines[-1] += f", resting height {100 * contact['resting_height_m']:.1f} cm"
     for surface in contact["surfaces"]:

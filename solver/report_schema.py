@@ -198,6 +198,7 @@ class ContactSummary(TypedDict, total=False):
     explained_torque: float
     floor_height_m: float
     floor_tilt_deg: float
+    floor_velocity_m_s: list[float]
     plane_normal: list[float]
     plane_offset_m: float
     plane_height_m: float

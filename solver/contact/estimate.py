@@ -36,6 +36,7 @@ import numpy as np
 from ..dynamics import Dynamics, inverse_dynamics, motion_derivatives
 from ..errors import SolverError
 from ..kinematics.motion import Motion
+from .ground import floor_velocity
 from .model import ContactConstants, ContactPoints, Surface, SurfaceArrays, point_motion, point_positions
 from .paper_fit import Bounds, fit_plane_and_springs
 from .per_frame import JointLoads, PerFrameOptions, activations, per_frame_forces
@@ -105,13 +106,16 @@ def estimate_contact(motion: Motion | None = None, *, dynamics: Dynamics | None 
         velocities = np.gradient(positions, dynamics.times, axis=0) if len(positions) > 1 else np.zeros_like(positions)
     feet = foot_segments(model)
     on_feet = np.isin(points.segments, feet) if feet else np.ones(len(points.segments), bool)
+    ground = floor_velocity(positions, velocities, on_feet, model.body_com(dynamics.q), dynamics.times)
+    velocities = velocities - ground  # relative to the floor they touch (a treadmill's belt)
     if surfaces == "detected":
         patches, by_surface = detected_surfaces(dynamics, points, positions, velocities, torque_weight, per_frame,
-                                                constants, motion)
+                                                constants, motion, ground)
         found = tuple(p.surface for p in patches)
         location = patches[0].centre[:2] if patches else np.zeros(2)
         return contact_from_surfaces(dynamics, found, "body_mass", model.total_mass, constants, location, None,
-                                     int(np.count_nonzero(on_feet)), by_surface, patches, (positions, velocities))
+                                     int(np.count_nonzero(on_feet)), by_surface, patches, (positions, velocities),
+                                     ground)
     best, record, name, scale, anchor = fit_plane_and_springs(dynamics, positions, velocities, on_feet, surfaces,
                                                               normalisation, starts, bounds, torque_weight,
                                                               constants)
@@ -119,7 +123,8 @@ def estimate_contact(motion: Motion | None = None, *, dynamics: Dynamics | None 
         dynamics, best, (positions, velocities, dynamics.model.body_com(dynamics.q), points.padding, None), per_frame,
         torque_weight, constants, joint_loads(dynamics, points))
     return contact_from_surfaces(dynamics, best, name, scale, constants, anchor[:2], record,
-                                 int(np.count_nonzero(on_feet)), by_surface, motion=(positions, velocities))
+                                 int(np.count_nonzero(on_feet)), by_surface, motion=(positions, velocities),
+                                 ground=ground)
 
 
 def joint_loads(dynamics: Dynamics, points: ContactPoints) -> JointLoads:
@@ -180,11 +185,12 @@ def winter_filtered(motion: Motion | None, dynamics: Dynamics, points: ContactPo
 
 def detected_surfaces(dynamics: Dynamics, points: ContactPoints, positions: np.ndarray, velocities: np.ndarray,
                       torque_weight: float, options: PerFrameOptions, constants: ContactConstants,
-                      motion: Motion | None = None):
+                      motion: Motion | None = None, ground: np.ndarray = np.zeros(3)):
     """The patches kept (``support.Patch``: the floor, then the raised patches the motion needs; see the
     module docstring) and their per-frame point forces (S, T, K, 3) [N]: the floor's alone, solved again
     with every kept surface in the frames where a point comes within reach of a raised one. Where no point
-    rests in the dynamics' motion, the patches are looked for in ``motion`` filtered at Winter's cutoff."""
+    rests in the dynamics' motion, the patches are looked for in ``motion`` filtered at Winter's cutoff.
+    ``velocities`` are relative to the floor, which moves at ``ground`` [m/s] (``ground.floor_velocity``)."""
     model = dynamics.model
     rate = 1.0 / (dynamics.times[1] - dynamics.times[0]) if len(dynamics.times) > 1 else 1.0
     centre_of_mass = model.body_com(dynamics.q)
@@ -193,7 +199,7 @@ def detected_surfaces(dynamics: Dynamics, points: ContactPoints, positions: np.n
     if again is not None:
         q, at_winter, speeds, cutoff = again
         candidates = [replace(patch, found_at_hz=cutoff) for patch in
-                      find_patches(model, points, q, at_winter, speeds, model.body_com(q), rate)]
+                      find_patches(model, points, q, at_winter, speeds - ground, model.body_com(q), rate)]
     if not candidates:
         return (), np.zeros((0,) + positions.shape)
     weight = model.total_mass * float(np.linalg.norm(dynamics.gravity))

@@ -18,7 +18,7 @@ motionless and level, carry the body weight between them with its material
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -51,7 +51,8 @@ class Contact:
     the one left with it. ``explained_force``/``explained_torque``: 1 - mean|root force (torque) with
     contact| / mean|... without| (Fig. 6, per-frame magnitudes averaged over the valid frames).
     ``force_model``: ``"spring"`` (eqs. 4-7, with the materials and ``optimisation`` of eq. 10) or
-    ``"per_frame"`` (``per_frame``).
+    ``"per_frame"`` (``per_frame``). ``ground_velocity`` (3,) [m/s]: the floor's (zero on the ground, a
+    treadmill's belt; ``ground``); ``point_velocities`` are relative to it.
     """
 
     model: BodyModel
@@ -83,6 +84,7 @@ class Contact:
     optimisation: Optimisation | None = None
     force_model: str = "spring"
     patches: tuple = ()
+    ground_velocity: np.ndarray = field(default_factory=lambda: np.zeros(3))
 
     @property
     def plane(self) -> Plane | None:
@@ -177,6 +179,8 @@ class Contact:
                "warnings": list(self.warnings), "surfaces": [self.surface_summary(j) for j in
                                                               range(len(self.surfaces))],
                "explained_force": self.explained_force, "explained_torque": self.explained_torque}
+        if self.ground_velocity.any():
+            out.update(floor_velocity_m_s=self.ground_velocity.tolist())
         if self.surfaces:
             out.update(floor_height_m=out["surfaces"][0]["height_m"], floor_tilt_deg=self.plane_angle,
                        plane_normal=self.plane.normal.tolist(), plane_offset_m=self.plane.offset,
@@ -245,13 +249,16 @@ def _explained(with_contact: np.ndarray, without: np.ndarray) -> float:
 def contact_from_surfaces(dynamics: Dynamics, surfaces: tuple[Surface, ...], normalisation: str, force_scale: float,
                           constants: ContactConstants, location: np.ndarray, record: Optimisation | None,
                           supporting_points: int, by_surface: np.ndarray | None = None, patches: tuple = (),
-                          motion: tuple[np.ndarray, np.ndarray] | None = None) -> Contact:
+                          motion: tuple[np.ndarray, np.ndarray] | None = None,
+                          ground: np.ndarray = np.zeros(3)) -> Contact:
     """Every output of ``Contact`` for given surfaces (the estimate, or known ones), with the springs' forces
     (eqs. 4-7) or given point forces per surface ``by_surface`` (S, T, K, 3) [N] (``force_model`` "per_frame").
-    ``motion``: the contact points' positions and velocities (T, K, 3), when already known."""
+    ``motion``: the contact points' positions and velocities (T, K, 3) relative to the floor, when already known;
+    ``ground`` the floor's velocity (3,) [m/s] (a treadmill's belt; ``ground.floor_velocity``)."""
     model = dynamics.model
     points = ContactPoints.of(model)
     positions, velocities = motion if motion is not None else point_motion(model, dynamics.q, dynamics.v, points)
+    velocities = velocities if motion is not None else velocities - ground
     force_model = "spring" if by_surface is None else "per_frame"
     if by_surface is None:
         by_surface = np.stack([force_scale * contact_forces(positions, velocities, (s,), constants)
@@ -285,4 +292,5 @@ def contact_from_surfaces(dynamics: Dynamics, surfaces: tuple[Surface, ...], nor
         surface_force=np.moveaxis(by_surface.sum(2), 0, 1), root_wrench_without=dynamics.root_wrench,
         explained_force=_explained(with_contact.root_wrench[:, :3], dynamics.root_wrench[:, :3]),
         explained_torque=_explained(with_contact.root_wrench[:, 3:], dynamics.root_wrench[:, 3:]),
-        dynamics=with_contact, optimisation=record, force_model=force_model, patches=tuple(patches))
+        dynamics=with_contact, optimisation=record, force_model=force_model, patches=tuple(patches),
+        ground_velocity=np.asarray(ground, dtype=float))
