@@ -168,5 +168,6 @@ def _contact_lines(contact: ContactSummary) -> list[str]:
             lines.append(f"    {foot}: vertical RMSE {figure(figures['rmse_vertical_bw_percent'], '.1f')} % BW, "
                          f"r = {figure(figures['correlation_vertical'], '.2f')}"
                          + ("" if cop is None else f"; COP error {cop:.1f} cm in single support"))
+        lines += [f"  warning: {w}" for w in plates.get("warnings", [])]
     lines += [f"  warning: {w}" for w in contact.get("warnings", [])]
     return lines

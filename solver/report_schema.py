@@ -184,6 +184,7 @@ class PlateComparisonSummary(TypedDict, total=False):
     body_weight_n: float
     plate_surfaces: list[Any]
     feet: dict[str, FootComparisonSummary]
+    warnings: list[str]
 
 
 class ContactSummary(TypedDict, total=False):

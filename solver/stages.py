@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Callable
 
 from .contact import compare_with_plates, estimate_contact
-from .contact.plate_mass import mass_from_plates
+from .contact.plate_mass import disagreement, mass_from_plates
 from .dynamics import inverse_dynamics, plate_forces
 from .dynamics.derivatives import motion_derivatives
 from .errors import ModelError
@@ -189,6 +189,9 @@ def _contact(path, state: dict, options: PipelineOptions, progress: Progress) ->
                                surfaces=options.surfaces)
     trial = state["trial"]
     comparison = compare_with_plates(contact, trial) if trial.plates else None
+    found = mass_from_plates(contact, comparison) if comparison is not None else None
+    if found is not None and (warning := disagreement(found, contact.model.total_mass, contact.model.mass_source)):
+        comparison = replace(comparison, warnings=(warning,))
     found = contact.summary()["surfaces"]
     progress(1.0, f"contact on {', '.join(s['name'] for s in found) or 'no support found'}: explains "
                   f"{100 * contact.explained_force:.0f} % of the root force")

@@ -81,7 +81,8 @@ class PlateComparison:
     contacts (zero elsewhere); ``measured_feet``/``estimated_feet`` (T, F, 3) and ``measured_cop``/
     ``estimated_cop`` (T, F, 3) per foot; ``covered`` (T,) the frames compared, ``single`` (T, F) the covered
     frames in which the plates see only that foot. RMSEs in % body weight, ``forward`` the anteroposterior
-    direction (3,), ``plate_surfaces`` the surface each plate measures.
+    direction (3,), ``plate_surfaces`` the surface each plate measures; ``warnings`` what the plates say against
+    the estimate's premises (``plate_mass.disagreement``: another body mass).
     """
 
     times: np.ndarray
@@ -102,6 +103,7 @@ class PlateComparison:
     body_weight: float
     threshold: float
     forward: np.ndarray
+    warnings: tuple[str, ...] = ()
 
     def _figures(self, measured: np.ndarray, estimated: np.ndarray, frames: np.ndarray) -> dict:
         m, e = measured[frames], estimated[frames]
@@ -165,7 +167,7 @@ class PlateComparison:
                 "cop_error_single_support_cm": float(np.mean(cops)) if cops else None,
                 "contacts": len(self.events), "onset_error_mean_abs_s": mean_abs(self.onset_errors),
                 "offset_error_mean_abs_s": mean_abs(self.offset_errors), "body_weight_n": self.body_weight,
-                "plate_surfaces": list(self.plate_surfaces), "feet": feet}
+                "plate_surfaces": list(self.plate_surfaces), "feet": feet, "warnings": list(self.warnings)}
 
 
 def _frames(contact: Contact, trial: Trial) -> np.ndarray:
