@@ -17,6 +17,8 @@ from .keying import Channel, key_channels, read_channels, step_channel
 SIDES = {"l": "left", "r": "right"}
 #: The keyed booleans, one per foot side (left first).
 CONTACT_PROPS = tuple(f"{side} foot contact" for side in SIDES.values())
+#: The velocity [m/s, armature space] of the floor the feet stand on: a treadmill's belt, zero on the ground.
+FLOOR_VELOCITY_PROP = "floor velocity"
 
 
 def _side(foot: str) -> str:
@@ -44,12 +46,19 @@ def mark_events(scene: bpy.types.Scene, frames: np.ndarray, stance: np.ndarray) 
 
 def key_contact_events(rig: bpy.types.Object, contacts: FootContacts, frames: np.ndarray,
                        scene: bpy.types.Scene) -> None:
-    """Key the contact estimate's stances on ``rig`` (at ``frames``, the contact's) and mark its events."""
+    """Key the contact estimate's stances on ``rig`` (at ``frames``, the contact's) and mark its events; the
+    velocity of the floor they stand on goes in ``FLOOR_VELOCITY_PROP``."""
     stance = np.zeros((len(frames), 2), dtype=bool)
     for f, foot in enumerate(contacts.feet):
         stance[:, "lr".index(_side(foot))] |= contacts.stance[:, f]
     key_channels(rig, contact_channels(rig, frames, stance))
+    rig[FLOOR_VELOCITY_PROP] = [float(v) for v in contacts.floor_velocity]
     mark_events(scene, frames, stance)
+
+
+def read_floor_velocity(rig: bpy.types.Object) -> np.ndarray:
+    """The floor's velocity (3,) [m/s] stored with the stances on ``rig`` (zero where none is)."""
+    return np.asarray(rig.get(FLOOR_VELOCITY_PROP, (0.0, 0.0, 0.0)), dtype=float)
 
 
 def read_stance(rig: bpy.types.Object, action: bpy.types.Action, frames: np.ndarray) -> np.ndarray | None:

@@ -17,7 +17,7 @@ from ..solver.retarget.skeleton import rigid
 from ..solver.rotations import quat_normalize, quat_to_matrix
 from .armature import RIG_PROP
 from .keying import read_channels
-from .retarget_events import read_stance
+from .retarget_events import read_floor_velocity, read_stance
 from .zero_gravity import CAPTURED_ACTION_PROP
 
 CAPTURED = "captured"
@@ -97,4 +97,5 @@ def read_source(rig: bpy.types.Object, action: bpy.types.Action, rate: float) ->
         if all(ch is not None for ch in quat):
             basis[:, b, :3, :3] = quat_to_matrix(quat_normalize(np.column_stack([ch.at(frames) for ch in quat])))
     basis[:, 0] = rigid(basis[:, 0, :3, :3], np.column_stack([ch.at(frames) for ch in location]))
-    return SourceMotion(skeleton, skeleton.forward(basis), rate, read_stance(rig, action, frames)), frames
+    return SourceMotion(skeleton, skeleton.forward(basis), rate, read_stance(rig, action, frames),
+                        read_floor_velocity(rig)), frames

@@ -14,7 +14,7 @@ Zeni et al. 2008 use foot-marker velocities), gated here by the estimated load.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -41,12 +41,14 @@ class FootEvent:
 
 @dataclass(frozen=True)
 class FootContacts:
-    """Per foot and frame, whether the foot is in stance ``(T, F)``, on the frames ``times``; and its events."""
+    """Per foot and frame, whether the foot is in stance ``(T, F)``, on the frames ``times``; and its events.
+    ``floor_velocity`` (3,) [m/s]: the floor's the feet stand on (a treadmill's belt; ``Contact.ground_velocity``)."""
 
     feet: tuple[str, ...]
     times: np.ndarray
     stance: np.ndarray
     events: tuple[FootEvent, ...]
+    floor_velocity: np.ndarray = field(default_factory=lambda: np.zeros(3))
 
 
 def _tidy(mask: np.ndarray, min_run: int, min_gap: int) -> np.ndarray:
@@ -79,7 +81,8 @@ def stance_events(stance: np.ndarray, times: np.ndarray) -> tuple[FootEvent, ...
 
 def foot_contacts(contact: Contact, threshold: float | None = None, still_speed: float = STILL_SPEED) -> FootContacts:
     """Stance per foot: loaded (vertical force above ``threshold`` [N], default 5 % body weight) and planted
-    (a sole point slower than ``still_speed`` [m/s]); with its heel strikes and toe offs."""
+    (a sole point slower than ``still_speed`` [m/s] on the floor: on a treadmill, relative to its belt); with its
+    heel strikes and toe offs."""
     weight = contact.model.total_mass * float(np.linalg.norm(contact.dynamics.gravity))
     threshold = THRESHOLD_BW * weight if threshold is None else float(threshold)
     times = contact.times
@@ -92,4 +95,4 @@ def foot_contacts(contact: Contact, threshold: float | None = None, still_speed:
             loaded = contact.foot_force[:, f, 2] > threshold
             planted = np.nanmin(speed[:, mine], axis=1) < still_speed if mine.any() else loaded
         stance[:, f] = _tidy(loaded & planted, max(1, round(MIN_STANCE * rate)), max(1, round(MIN_GAP * rate)))
-    return FootContacts(contact.feet, times, stance, stance_events(stance, times))
+    return FootContacts(contact.feet, times, stance, stance_events(stance, times), contact.ground_velocity)

@@ -7,7 +7,8 @@ several centimetres: the hips would have to drop at every step. So the foot
 keeps the orientation the retargeted motion gives it, and its *pivot* stays
 where it was planted:
 
-- each stance (``events.foot_contacts``) is pinned at its stillest frame,
+- each stance (``events.foot_contacts``) is pinned at its stillest frame (on a
+  treadmill the pin travels with the belt, as the subject's feet did),
   lifted so that the lower of the heel point (behind the ankle, at the sole)
   and the ball (the foot bone's tail) rests on the character's floor (the
   height of its sole at rest);
@@ -129,11 +130,14 @@ class Plan:
     toes: dict
 
 
-def plan_leg(rotations: np.ndarray, heads: np.ndarray, leg: Leg, planted: np.ndarray, blend: int) -> Plan | None:
-    """Where the ankle goes for ``leg`` to roll over its pinned heel and ball (see the module docstring)."""
+def plan_leg(rotations: np.ndarray, heads: np.ndarray, leg: Leg, planted: np.ndarray, blend: int,
+             belt: np.ndarray = np.zeros(3)) -> Plan | None:
+    """Where the ankle goes for ``leg`` to roll over its pinned heel and ball (see the module docstring); the pin
+    travels ``belt`` (3,) per frame (a treadmill's, in the character's units; zero on the ground)."""
     foot, ankle = rotations[:, leg.foot[0]], heads[:, leg.foot[0]]
     ball, heel = _at(foot, ankle, leg.ball), _at(foot, ankle, leg.heel)
-    speed = np.linalg.norm(np.gradient(ankle, axis=0), axis=1) + np.linalg.norm(np.gradient(ball, axis=0), axis=1)
+    speed = np.linalg.norm(np.gradient(ankle, axis=0) - belt, axis=1) \
+        + np.linalg.norm(np.gradient(ball, axis=0) - belt, axis=1)  # relative to the floor
     weight, pin, anchor = pins(planted, speed, blend)
     if not weight.any():
         return None
@@ -143,8 +147,9 @@ def plan_leg(rotations: np.ndarray, heads: np.ndarray, leg: Leg, planted: np.nda
     toes_up = (foot - foot[pin])[:, 2] @ heel_to_ball
     on_ball = _smoothstep(0.5 - toes_up / (2.0 * PIVOT_BLEND))[anchor]
     pivot_local = leg.heel + on_ball[:, None] * heel_to_ball
-    pivot = ankle[pin] + lift + np.einsum("tij,tj->ti", foot[pin], pivot_local)
-    placed = pivot + np.einsum("tij,tj->ti", turn, ankle[pin] + lift - pivot)
+    drift = (np.arange(len(pin)) - pin)[:, None] * belt
+    pivot = ankle[pin] + lift + np.einsum("tij,tj->ti", foot[pin], pivot_local) + drift
+    placed = pivot + np.einsum("tij,tj->ti", turn, ankle[pin] + lift + drift - pivot)
     goal = ankle + weight[:, None] * (placed - ankle)[anchor]
     toes = {t: _blend_rotations(rotations[:, t], rotations[pin, t], weight * on_ball) for t in leg.toes}
     return Plan(leg, weight, goal, pivot_local, pivot, toes)
@@ -168,13 +173,13 @@ def turn_leg(rotations: np.ndarray, heads: np.ndarray, leg: Leg, goal: np.ndarra
 
 
 def lock_feet(rotations: np.ndarray, heads: np.ndarray, legs: list[Leg], stance: np.ndarray, blend: int,
-              reach: float = 0.999) -> tuple[np.ndarray, np.ndarray, list[Plan]]:
-    """World rotations ``(T, B, 3, 3)`` with each leg's feet planted during ``stance`` ``(T, len(legs))``, the
-    drop of the hips (T,) [m] it needs, and each leg's plan; ``heads`` ``(T, B, 3)`` are the bones' world
-    positions before."""
+              reach: float = 0.999, belt: np.ndarray = np.zeros(3)) -> tuple[np.ndarray, np.ndarray, list[Plan]]:
+    """World rotations ``(T, B, 3, 3)`` with each leg's feet planted during ``stance`` ``(T, len(legs))`` (on a
+    floor moving ``belt`` (3,) per frame: a treadmill), the drop of the hips (T,) [m] it needs, and each leg's
+    plan; ``heads`` ``(T, B, 3)`` are the bones' world positions before."""
     out = rotations.copy()
-    plans = [p for p in (plan_leg(rotations, heads, leg, planted, blend) for leg, planted in zip(legs, stance.T))
-             if p is not None]
+    plans = [p for p in (plan_leg(rotations, heads, leg, planted, blend, belt)
+                         for leg, planted in zip(legs, stance.T)) if p is not None]
     if not plans:
         return out, np.zeros(len(heads)), []
     needed = np.zeros(len(heads))

@@ -27,7 +27,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -46,12 +46,14 @@ HEEL_BEHIND_ANKLE = 0.35
 @dataclass(frozen=True)
 class SourceMotion:
     """The solved rig: its skeleton (bones named by segment), pose matrices ``(T, S, 4, 4)`` (armature space)
-    keyed ``rate`` times per second, and the feet's stances ``(T, 2)`` (left, right) or None."""
+    keyed ``rate`` times per second, the feet's stances ``(T, 2)`` (left, right) or None, and the velocity (3,)
+    [m/s, armature space] of the floor they stand on (a treadmill's belt; zero on the ground)."""
 
     skeleton: Skeleton
     pose: np.ndarray
     rate: float
     stance: np.ndarray | None = None
+    floor_velocity: np.ndarray = field(default_factory=lambda: np.zeros(3))
 
 
 @dataclass(frozen=True)
@@ -223,7 +225,8 @@ def retarget(source: SourceMotion, target: Skeleton, mapping: Mapping,
 
     drop, plans, turned = np.zeros(len(root_head)), [], set(mapped)
     if options.foot_lock and stance is not None:
-        rot, drop, plans = lock_feet(rot, head, legs, stance, max(1, round(options.blend_s * source.rate)))
+        rot, drop, plans = lock_feet(rot, head, legs, stance, max(1, round(options.blend_s * source.rate)),
+                                     belt=scale * np.asarray(source.floor_velocity, dtype=float) / source.rate)
         turned.update(*(plan.toes for plan in plans))
         rot, head = _world_pose(target, rest_rot_t, rest_head_t, {b: rot[:, b] for b in turned}, root,
                                 root_head - drop[:, None] * UP)

@@ -272,3 +272,32 @@ def test_generated_rig_keys_give_the_retargeted_pose_under_the_whole_rig(walk, p
         assert turn.max() < 1e-4, f"frame {frames[t]}: {names[np.argmax(turn.max(axis=(1, 2)))]} turned off"
         root = names.index(result.skeleton.names[result.root])
         np.testing.assert_allclose(world[:3, :3] @ pose[root, :3, 3], world[:3, :3] @ want[root, :3, 3], atol=1e-4)
+
+
+def test_a_treadmill_walk_keeps_its_feet_on_the_belt(scene, shared_data, tmp_path):
+    """subject4_walking1 moved as on a 1.3 m/s treadmill: the contact step stores the belt's velocity on the
+    solved rig, and the retarget plants the character's feet on the belt (they travel with it, scaled, instead
+    of being pinned in the lab while the subject walks in place)."""
+    from tests.unit.test_contact_ground import on_a_treadmill
+    moved, belt = on_a_treadmill(shared_data / "subject4_walking1.trc", tmp_path, 1.3)
+    character = mixamo_character()
+    character.name = "mixamo"
+    assert bpy.ops.mocap_dynamics.import_markers(filepath=str(moved)) == {"FINISHED"}
+    assert bpy.ops.mocap_dynamics.build_armature() == {"FINISHED"}
+    assert bpy.ops.mocap_dynamics.estimate_contact() == {"FINISHED"}
+    trial = bpy.context.scene.mocap_dynamics.active_trial
+    rig = _rig(trial)
+    np.testing.assert_allclose(rig["floor velocity"], belt, atol=0.05)
+    assert bpy.ops.mocap_dynamics.retarget(target=character.name) == {"FINISHED"}
+    summary = character["mocap_dynamics_retarget"].to_dict()
+    assert summary["max_contact_slide_m"] < 1e-3, "planted on the belt"
+    frames = np.arange(scene.frame_start, scene.frame_end + 1)
+    _, tails = evaluate(character, ("mixamorig:LeftFoot", "mixamorig:RightFoot"), frames)
+    stance = _stances(character, frames)
+    step = summary["leg_length_ratio"] * belt / (scene.render.fps / scene.render.fps_base)
+    for f in (0, 1):
+        for start, end in _runs(stance[:, f]):
+            ball = tails[start:end, f]
+            grounded = ball[:, 2] < tails[:, f, 2].min() + 0.02
+            on_belt = ball[grounded, :2] - np.arange(end - start)[grounded, None] * step[:2]
+            assert np.linalg.norm(on_belt - on_belt[0], axis=1).max() <= 0.01, "the ball travels with the belt"

@@ -114,3 +114,23 @@ def test_planted_feet_and_hips_that_follow_the_subject(source, walk):
     without = retarget(source.__class__(source.skeleton, source.pose, source.rate, None), character,
                        result.mapping)
     assert without.slides == () and not without.hip_drop.any(), "no stances: nothing is locked"
+
+
+def test_on_a_treadmill_the_feet_stay_on_the_belt(source, walk):
+    """The walk as on a 1.3 m/s treadmill (every position moved back with the belt, which the contact estimate
+    reports: ``Contact.ground_velocity``): the pins travel with the belt, so the character is the overground
+    one moved by the belt, bone for bone; pinned in the lab instead, the feet would be dragged off their path."""
+    character = mixamo_skeleton("A")
+    mapping = detect_mapping(character.names, character.parents)
+    ground = retarget(source, character, mapping)
+    belt = np.array([-1.3, 0.0, 0.0])
+    times = np.arange(len(source.pose)) / source.rate
+    pose = source.pose.copy()
+    pose[:, :, :3, 3] += times[:, None, None] * belt
+    treadmill = retarget(source.__class__(source.skeleton, pose, source.rate, source.stance, belt), character,
+                         mapping)
+    moved = _world(ground)[1] + ground.scale * times[:, None, None] * belt
+    np.testing.assert_allclose(_world(treadmill)[1], moved, atol=1e-6)
+    assert treadmill.max_slide < 1e-6, "the pivots stay where they were planted on the belt"
+    in_the_lab = retarget(source.__class__(source.skeleton, pose, source.rate, source.stance), character, mapping)
+    assert np.abs(_world(in_the_lab)[1] - moved).max() > 0.1
