@@ -189,8 +189,9 @@ def _contact(path, state: dict, options: PipelineOptions, progress: Progress) ->
                                surfaces=options.surfaces)
     trial = state["trial"]
     comparison = compare_with_plates(contact, trial) if trial.plates else None
-    found = mass_from_plates(contact, comparison) if comparison is not None else None
-    if found is not None and (warning := disagreement(found, contact.model.total_mass, contact.model.mass_source)):
+    plate_mass = mass_from_plates(contact, comparison) if comparison is not None else None
+    if plate_mass is not None and (warning := disagreement(plate_mass, contact.model.total_mass,
+                                                           contact.model.mass_source)):
         comparison = replace(comparison, warnings=(warning,))
     found = contact.summary()["surfaces"]
     progress(1.0, f"contact on {', '.join(s['name'] for s in found) or 'no support found'}: explains "

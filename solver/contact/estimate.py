@@ -106,11 +106,12 @@ def estimate_contact(motion: Motion | None = None, *, dynamics: Dynamics | None 
         velocities = np.gradient(positions, dynamics.times, axis=0) if len(positions) > 1 else np.zeros_like(positions)
     feet = foot_segments(model)
     on_feet = np.isin(points.segments, feet) if feet else np.ones(len(points.segments), bool)
-    ground = floor_velocity(positions, velocities, on_feet, model.body_com(dynamics.q), dynamics.times)
+    centre_of_mass = model.body_com(dynamics.q)
+    ground = floor_velocity(positions, velocities, on_feet, centre_of_mass, dynamics.times)
     velocities = velocities - ground  # relative to the floor they touch (a treadmill's belt)
     if surfaces == "detected":
-        patches, by_surface = detected_surfaces(dynamics, points, positions, velocities, torque_weight, per_frame,
-                                                constants, motion, ground)
+        patches, by_surface = detected_surfaces(dynamics, points, positions, velocities, centre_of_mass,
+                                                torque_weight, per_frame, constants, motion, ground)
         found = tuple(p.surface for p in patches)
         location = patches[0].centre[:2] if patches else np.zeros(2)
         return contact_from_surfaces(dynamics, found, "body_mass", model.total_mass, constants, location, None,
@@ -120,7 +121,7 @@ def estimate_contact(motion: Motion | None = None, *, dynamics: Dynamics | None 
                                                               normalisation, starts, bounds, torque_weight,
                                                               constants)
     by_surface = None if forces == "spring" else _per_frame_by_surface(
-        dynamics, best, (positions, velocities, dynamics.model.body_com(dynamics.q), points.padding, None), per_frame,
+        dynamics, best, (positions, velocities, centre_of_mass, points.padding, None), per_frame,
         torque_weight, constants, joint_loads(dynamics, points))
     return contact_from_surfaces(dynamics, best, name, scale, constants, anchor[:2], record,
                                  int(np.count_nonzero(on_feet)), by_surface, motion=(positions, velocities),
@@ -184,16 +185,16 @@ def winter_filtered(motion: Motion | None, dynamics: Dynamics, points: ContactPo
 
 
 def detected_surfaces(dynamics: Dynamics, points: ContactPoints, positions: np.ndarray, velocities: np.ndarray,
-                      torque_weight: float, options: PerFrameOptions, constants: ContactConstants,
-                      motion: Motion | None = None, ground: np.ndarray = np.zeros(3)):
+                      centre_of_mass: np.ndarray, torque_weight: float, options: PerFrameOptions,
+                      constants: ContactConstants, motion: Motion | None = None, ground: np.ndarray = np.zeros(3)):
     """The patches kept (``support.Patch``: the floor, then the raised patches the motion needs; see the
     module docstring) and their per-frame point forces (S, T, K, 3) [N]: the floor's alone, solved again
     with every kept surface in the frames where a point comes within reach of a raised one. Where no point
     rests in the dynamics' motion, the patches are looked for in ``motion`` filtered at Winter's cutoff.
-    ``velocities`` are relative to the floor, which moves at ``ground`` [m/s] (``ground.floor_velocity``)."""
+    ``velocities`` are relative to the floor, which moves at ``ground`` [m/s] (``ground.floor_velocity``);
+    ``centre_of_mass`` (T, 3) the body's in the dynamics' frames."""
     model = dynamics.model
     rate = 1.0 / (dynamics.times[1] - dynamics.times[0]) if len(dynamics.times) > 1 else 1.0
-    centre_of_mass = model.body_com(dynamics.q)
     candidates = find_patches(model, points, dynamics.q, positions, velocities, centre_of_mass, rate)
     again = None if candidates else winter_filtered(motion, dynamics, points)
     if again is not None:

@@ -53,4 +53,5 @@ def floor_velocity(positions: np.ndarray, velocities: np.ndarray, on_feet: np.nd
     spread = np.median(np.linalg.norm(horizontal - feet, axis=1))
     body = np.nanmedian(np.linalg.norm(np.gradient(centre_of_mass[:, :2], times, axis=0), axis=1))
     speed = float(np.linalg.norm(feet))
-    return np.r_[feet, 0.0] if speed > STILL and not speed <= body and spread < ALIKE * speed else still
+    outpaced = np.isnan(body) or speed > body  # no centre of mass to compare: the feet alone decide
+    return np.r_[feet, 0.0] if speed > STILL and outpaced and spread < ALIKE * speed else still

@@ -257,8 +257,10 @@ def contact_from_surfaces(dynamics: Dynamics, surfaces: tuple[Surface, ...], nor
     ``ground`` the floor's velocity (3,) [m/s] (a treadmill's belt; ``ground.floor_velocity``)."""
     model = dynamics.model
     points = ContactPoints.of(model)
-    positions, velocities = motion if motion is not None else point_motion(model, dynamics.q, dynamics.v, points)
-    velocities = velocities if motion is not None else velocities - ground
+    if motion is None:
+        positions, velocities = point_motion(model, dynamics.q, dynamics.v, points)
+        motion = positions, velocities - ground
+    positions, velocities = motion
     force_model = "spring" if by_surface is None else "per_frame"
     if by_surface is None:
         by_surface = np.stack([force_scale * contact_forces(positions, velocities, (s,), constants)
