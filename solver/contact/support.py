@@ -14,8 +14,11 @@ candidate surface. Here, on a whole trial:
 2. *Heights*: resting heights sorted and split where consecutive ones are more than ``HEIGHT_GAP`` apart;
    a cluster resting less than ``MIN_RESTING`` point-seconds is noise.
    The lowest cluster is the floor, wherever on it the subject stood; each cluster above it is split into
-   the groups of samples that are horizontally connected (cells of ``CELL`` with samples, touching): the
-   box a subject stood on and the spot where she squats after jumping off it are two candidates.
+   the groups of samples that are horizontally connected (a chain of samples each within ``LINK`` of the
+   next): the box a subject stood on and the spot where she squats after jumping off it are two
+   candidates. Distances, not grid cells: a grid's cells depend on where the lab's axes point, and one
+   turned by 90° or 180° split the two feet on a box, or the pelvis and thighs on a chair, into separate
+   patches (the video drop jump's box kept one foot; the sit-to-stand's vertical GRF 9.3 -> 10.0 % BW).
 3. *Planes*: each cluster's plane is the least-squares plane through its lowest samples (within
    ``BAND`` of the 5th percentile of their heights above a first plane through all: points resting on a
    surface, not the ones resting above it). It slopes
@@ -36,7 +39,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.ndimage import label
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+from scipy.spatial import cKDTree
 
 from .model import ContactPoints, Plane, Surface
 
@@ -56,8 +61,10 @@ MIN_RESTING = 0.2
 BAND = 0.03
 #: A plane slopes only along horizontal directions in which its samples spread at least this [m] (RMS).
 SPREAD = 0.25
-#: Horizontal cells [m] for splitting a height cluster into connected groups.
-CELL = 0.1
+#: Resting samples horizontally closer than this [m] are connected (one surface) ...
+LINK = 0.3
+#: ... measured between their positions rounded to this [m] (fewer distinct positions to link).
+RESOLUTION = 0.01
 #: A raised patch: a slab this thick [m], over its resting samples' rectangle grown by ``MARGIN`` [m].
 SLAB, MARGIN = 0.05, 0.05
 #: A raised patch's top is at least this far [m] below the centre of mass while its points rest.
@@ -155,13 +162,15 @@ def _least_squares_plane(samples: np.ndarray) -> Plane:
 
 
 def connected_groups(xy: np.ndarray) -> list[np.ndarray]:
-    """Indices of ``xy`` (N, 2) split into groups whose ``CELL`` cells touch (8-neighbourhood)."""
-    cells = np.floor((xy - xy.min(0)) / CELL).astype(int)
-    grid = np.zeros(cells.max(0) + 1, dtype=bool)
-    grid[cells[:, 0], cells[:, 1]] = True
-    labels, count = label(grid, structure=np.ones((3, 3), dtype=int))
-    of_sample = labels[cells[:, 0], cells[:, 1]]
-    return [np.flatnonzero(of_sample == k) for k in range(1, count + 1)]
+    """Indices of ``xy`` (N, 2) split into groups of samples chained within ``LINK`` of each other (single
+    linkage), in the order of each group's first sample."""
+    spots, of_spot = np.unique(np.round(xy / RESOLUTION).astype(np.int64), axis=0, return_inverse=True)
+    pairs = cKDTree(spots * RESOLUTION).query_pairs(LINK, output_type="ndarray")
+    links = coo_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(len(spots), len(spots)))
+    _, labels = connected_components(links, directed=False)
+    of_sample = labels[of_spot.ravel()]
+    _, first = np.unique(of_sample, return_index=True)
+    return [np.flatnonzero(of_sample == of_sample[i]) for i in np.sort(first)]
 
 
 def slab(top: Plane, samples: np.ndarray) -> tuple[Surface, np.ndarray]:

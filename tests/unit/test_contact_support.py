@@ -50,6 +50,27 @@ def test_one_level_floor_and_a_box_beside_it():
     assert box_surface.distance(np.array([[0.0, 0.0, 0.01]]))[0] > 0.2  # the floor beside it is not on the box
 
 
+@pytest.mark.parametrize("turn", [0, 30, 45, 90, 135, 180, 250])
+def test_a_box_is_one_patch_and_two_boxes_two_whichever_way_the_lab_faces(turn):
+    """Two feet 0.2 m apart on one box, a second box 1 m away: the grouping depends on distances, not on the
+    lab's axes (grid cells split the feet on the box at some headings)."""
+    c, s = np.cos(np.radians(turn)), np.sin(np.radians(turn))
+    heading = np.array([[c, -s], [s, c]])
+
+    def foot(centre):  # a sole's points along its length, resting on the box
+        positions = np.full((200, 6, 3), np.nan)
+        along = np.c_[np.linspace(-0.12, 0.12, 6), np.zeros(6)] + centre
+        positions[:100] = np.c_[along @ heading.T + (0.37, -0.61), np.full(6, 0.3)]
+        resting = np.zeros((200, 6), bool)
+        resting[:100] = True
+        return positions, resting
+
+    floor = resting_layer(200, 0.0, (0.0, 0.0), 1.0, 8, slice(100, 200))
+    patches = scene(floor, foot((0.0, 0.1)), foot((0.0, -0.1)), foot((1.2, 0.1)), foot((1.2, -0.1)))
+    assert [p.kind for p in patches] == ["floor", "raised", "raised"]
+    assert [len(p.segments) for p in patches[1:]] == [12, 12]  # each box carries its two feet
+
+
 def test_a_patch_that_cannot_be_told_from_the_floor_is_the_floor():
     floor = resting_layer(200, 0.0, (0.0, 0.0), 1.0, 8, slice(0, 100))
     near = resting_layer(200, HEIGHT_GAP * 0.75, (1.0, 0.0), 0.3, 8, slice(100, 200))
