@@ -119,6 +119,10 @@ from .model import ContactConstants, SurfaceArrays
 
 #: An NNLS iteration stops adding a cone edge whose gradient is below this (problems scaled to body weight).
 NNLS_TOLERANCE = 1e-12
+#: A face whose normal's vertical component is below this is an underside (of a box, a seat) and pushes no point:
+#: a point sunk into a slab nearer its underside than its top (a heel 3 cm into a 5 cm box top as it rolls off
+#: the edge) is pushed out through the top or a side, not pulled down through the slab.
+UNDERSIDE = -0.5
 
 
 @dataclass(frozen=True)
@@ -268,14 +272,17 @@ def activations(points: np.ndarray, arrays: SurfaceArrays, constants: ContactCon
     """Each point's activation ``h(-G_d (d_S - a))`` (T, K) on the surface that makes it most active (eq. 4's
     distance sigmoid; beyond the paper, ``a`` the point's ``padding`` (K,) [m]: soft tissue that touches that
     far out, ``ContactPoints.padding``; the points ``floor_only`` (K,) touch only the first surface, the
-    floor), that surface (T, K) and the face of it the point is nearest (T, K)."""
+    floor), that surface (T, K) and the face of it the point is nearest (T, K) among those that push (not an
+    underside, ``UNDERSIDE``)."""
     distance = points @ arrays.normals.T - arrays.offsets  # (T, K, F)
     by_surface = [distance[..., a:b] for a, b in zip(arrays.first_face[:-1], arrays.first_face[1:])]
     surface_distance = np.stack([d.max(-1) for d in by_surface], axis=-1)  # (T, K, S)
     if floor_only is not None:
         surface_distance[:, np.asarray(floor_only, dtype=bool), 1:] = np.inf
     surface = np.argmin(np.nan_to_num(surface_distance, nan=np.inf), axis=-1)
-    face = np.stack([a + d.argmax(-1) for a, d in zip(arrays.first_face[:-1], by_surface)], axis=-1)
+    pushing = np.where(arrays.normals[:, 2] > UNDERSIDE, distance, -np.inf)
+    face = np.stack([a + pushing[..., a:b].argmax(-1) for a, b in zip(arrays.first_face[:-1], arrays.first_face[1:])],
+                    axis=-1)
     face = np.take_along_axis(face, surface[..., None], -1)[..., 0]
     nearest = np.take_along_axis(surface_distance, surface[..., None], -1)[..., 0]
     if padding is not None:

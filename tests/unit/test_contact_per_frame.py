@@ -241,3 +241,20 @@ def test_a_floor_only_point_is_pushed_by_the_floor_alone():
     np.testing.assert_array_equal(on_floor[0], [1, 0, 0])
     assert both[0, 1] == pytest.approx(0.5) and floor[0, 1] < 1e-9  # 40 cm above the floor: not touching
     np.testing.assert_allclose(floor[0, [0, 2]], both[0, [0, 2]], rtol=1e-12)
+
+
+def test_a_point_sunk_into_a_box_is_pushed_out_through_its_top():
+    """``activations``: a point 4 cm into a box whose slab is 5 cm thick is nearer the underside than the top;
+    the underside pushes no point (``UNDERSIDE``), so its face is the top (or a side, when nearer), never the
+    underside that would pull it down through the box."""
+    from mocap_dynamics.solver.contact import Surface
+    from mocap_dynamics.solver.contact.model import ContactConstants, Plane, SurfaceArrays
+    from mocap_dynamics.solver.contact.per_frame import activations
+    box = Surface((Plane(np.array([0.0, 0.0, 1.0]), 0.4), Plane(np.array([0.0, 0.0, -1.0]), -0.35),
+                   Plane(np.array([1.0, 0.0, 0.0]), 1.0), Plane(np.array([-1.0, 0.0, 0.0]), 1.0),
+                   Plane(np.array([0.0, 1.0, 0.0]), 1.0), Plane(np.array([0.0, -1.0, 0.0]), 1.0)))
+    points = np.array([[[0.0, 0.0, 0.36], [0.99, 0.0, 0.36], [0.0, 0.0, 0.39], [0.0, 0.0, 0.05]]])
+    active, surface, face = activations(points, SurfaceArrays((Surface.floor(0.0), box)), ContactConstants())
+    np.testing.assert_array_equal(surface[0], [1, 1, 1, 0])
+    np.testing.assert_array_equal(face[0], [1, 3, 1, 0])  # box faces from 1: top, underside, +x side, ...
+    assert active[0, :3].min() > 0.5

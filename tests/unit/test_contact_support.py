@@ -6,11 +6,15 @@ sanity bounds that say what is expected of the physics."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from mocap_dynamics.solver.contact import Surface, estimate_contact, simulate_contact
 from mocap_dynamics.solver.contact.support import HEIGHT_GAP, patches_of
+from mocap_dynamics.solver.io import load_trial
+from mocap_dynamics.solver.io.trc import write_trc
 from mocap_dynamics.solver.pipeline import PipelineOptions, run
 from tests.unit.test_contact_synthetic import model  # noqa: F401  (fixture)
 
@@ -248,3 +252,30 @@ def test_the_trials_plates_check_the_static_trials_body_mass(shared_data, trial,
         assert "force plates give a body mass of 63.7 kg" in warnings[0] and "6 % more than the 60.0 kg" \
             in warnings[0]
         assert warnings[0] in summary(build_report(result))
+
+
+def turned(path, folder, degrees: float):
+    """The trial at ``path`` with the lab turned by ``degrees`` about the vertical (and its origin moved), written
+    to ``folder`` without its plates."""
+    trial = load_trial(path)
+    c, s = np.cos(np.radians(degrees)), np.sin(np.radians(degrees))
+    markers = trial.markers @ np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]).T + (1.0, -2.0, 0.0)
+    moved = folder / f"{path.stem}_turned_{degrees:g}.trc"
+    write_trc(replace(trial, markers=markers), moved)
+    return moved
+
+
+@pytest.mark.parametrize("degrees", [90, 180])
+def test_the_box_is_found_whichever_way_the_lab_faces(shared_data, tmp_path, degrees):
+    """The video drop jump with the lab turned: the same box under both feet, the same floor, the same forces
+    (grid cells that followed the lab's axes kept one foot on the box at 90 and 180 degrees)."""
+    path = shared_data / "opencap_video_DJ4.trc"
+    lab = run(path, PipelineOptions(until="contact")).contact
+    contact = run(turned(path, tmp_path, degrees), PipelineOptions(until="contact", mass=lab.model.total_mass)).contact
+    assert [(p.kind, p.segments) for p in contact.patches] == [(p.kind, p.segments) for p in lab.patches]
+    assert lab.patches[1].segments == ("foot_l", "foot_r", "shank_l", "shank_r")
+    assert np.allclose([p.height for p in contact.patches], [p.height for p in lab.patches], atol=1e-3)
+    sides = lambda corners: np.sort(np.linalg.norm(np.diff(corners[[0, 1, 2]], axis=0), axis=1))  # noqa: E731
+    assert np.allclose(sides(contact.patches[1].corners), sides(lab.patches[1].corners), atol=0.01)
+    gap = contact.foot_force[..., 2] - lab.foot_force[..., 2]
+    assert np.sqrt(np.nanmean(gap ** 2)) < 0.005 * lab.body_weight
