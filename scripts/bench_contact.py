@@ -16,7 +16,9 @@
    comparison.
 4. The walks moved as on a treadmill belt at 0.8 and 1.3 m/s: the belt found, floor and per-foot forces against
    the overground walk's.
-5. The bouncing ball of §3 (table and mouse pad): recovered parameters.
+5. The trials with a box or a chair with the lab turned by 90 and 180 degrees about the vertical: the same
+   surfaces, and per-foot forces against the unturned trial's.
+6. The bouncing ball of §3 (table and mouse pad): recovered parameters.
 
 Targets (issue 15), default settings, whole trial: vertical GRF r >= 0.95; RMSE <= 8 % BW on walks and
 sit-to-stand, <= 15 % BW on drop jumps; root force explained >= 90 %; floor tilt <= 1 deg and height within
@@ -224,6 +226,24 @@ def bench_treadmill(out: Path) -> None:
                   "horizontal")
 
 
+def bench_turned(out: Path) -> None:
+    """The trials with raised surfaces with the lab turned (``tests/unit/test_contact_support.py``): the same
+    surfaces, and the per-foot forces against the unturned trial's (same body mass)."""
+    from mocap_dynamics.solver.pipeline import PipelineOptions, run
+    sys.path.insert(0, str(ROOT))
+    from tests.unit.test_contact_support import turned
+    print("   the lab turned about the vertical (surfaces and per-foot forces against the unturned trial's):")
+    for file in ("subject4_DJ3.trc", "subject4_STS1.trc", "opencap_video_DJ4.trc"):
+        lab = run(SHARED / file, PipelineOptions(until="contact")).contact
+        for degrees in (90, 180):
+            contact = run(turned(SHARED / file, out, degrees),
+                          PipelineOptions(until="contact", mass=lab.model.total_mass)).contact
+            same = [(p.kind, p.segments) for p in contact.patches] == [(p.kind, p.segments) for p in lab.patches]
+            gap = contact.foot_force - lab.foot_force
+            print(f"      {file} turned {degrees} deg: surfaces {'the same' if same else 'DIFFERENT'}, per-foot force "
+                  f"RMS {100 * np.sqrt(np.nanmean(gap[..., 2] ** 2)) / lab.body_weight:.2f} % BW vertical")
+
+
 def bench_ball() -> None:
     from mocap_dynamics.solver.contact import Material, Surface, estimate_ball, simulate_ball
 
@@ -270,6 +290,7 @@ def main() -> None:
         if static is None and (SHARED / file).is_file() and (not args.trials or name in args.trials):
             print(f"      {name}: {springs_figures(file)}")
     bench_treadmill(out)
+    bench_turned(out)
     bench_ball()
     print_table(rows)
 
