@@ -95,9 +95,10 @@ def foot_centres(model_file: Path, ik_file: Path) -> tuple[np.ndarray, np.ndarra
     return times, centres
 
 
-def plate_loads(grf_file: Path, ik_times: np.ndarray, centres: np.ndarray):
+def plate_loads(grf_file: Path, ik_times: np.ndarray, centres: np.ndarray, cutoff: float | None = None):
     """The plates as external forces on ``FEET`` (one entry per plate and foot, NaN while the other foot has
-    the plate), at the GRF file's samples, in our axes; and those sample times."""
+    the plate), at the GRF file's samples, in our axes; and those sample times. ``cutoff`` [Hz]: each entry's
+    force and moment about the origin low-passed there (``filtered_loads``)."""
     from mocap_dynamics.solver.dynamics import ExternalForces
     from mocap_dynamics.solver.io import read_grf_mot
     from mocap_dynamics.solver.io.conventions import to_z_up
@@ -115,11 +116,25 @@ def plate_loads(grf_file: Path, ik_times: np.ndarray, centres: np.ndarray):
             forces.append(np.where(mine, plate.force, np.nan))
             moments.append(np.where(mine, plate.free_moment, np.nan))
     external = ExternalForces(np.array(segments), np.stack(points, 1), np.stack(forces, 1), np.stack(moments, 1))
-    return times, external
+    return times, external if cutoff is None else filtered_loads(external, plates[0].rate, cutoff)
 
 
-def opensim_reference(trial: Path, cutoff: float, folder: Path):
-    """OpenSim's inverse dynamics of ``trial`` (module docstring): its output table and the model's mass."""
+def filtered_loads(external, rate: float, cutoff: float):
+    """``external`` with each entry's force and moment about the origin (zero while the entry's foot is off its
+    plate) low-passed at ``cutoff`` [Hz], applied at the origin: the plates filtered like the coordinates, as
+    Kristianslund et al. (2012) recommend against the impact peaks that kinematics and forces filtered
+    differently produce in joint moments (Bisseling & Hof 2006)."""
+    from mocap_dynamics.solver.dynamics import ExternalForces
+    from mocap_dynamics.solver.dynamics.lowpass import butter2, filtfilt, pad_length
+    force = np.nan_to_num(external.forces)
+    moment = np.nan_to_num(np.cross(external.points, external.forces) + external.moments)
+    smooth = lambda x: filtfilt(*butter2(cutoff, rate), x, pad_length(cutoff, rate, len(x)))  # noqa: E731
+    return ExternalForces(external.segments, np.zeros_like(force), smooth(force), smooth(moment))
+
+
+def opensim_reference(trial: Path, cutoff: float, folder: Path, filter_plates: bool = False):
+    """OpenSim's inverse dynamics of ``trial`` (module docstring): its output table and the model's mass;
+    ``filter_plates``: the plates low-passed at ``cutoff`` too (``filtered_loads``)."""
     import opensim as osim
     from mocap_dynamics.solver.io import read_table, write_table
     from mocap_dynamics.solver.io.atomic import write_text
@@ -127,7 +142,7 @@ def opensim_reference(trial: Path, cutoff: float, folder: Path):
     osim.Logger.removeFileSink()  # no opensim.log in the working folder
     model_file, ik_file, grf_file = reference_files(trial)
     ik_times, centres = foot_centres(model_file, ik_file)
-    times, external = plate_loads(grf_file, ik_times, centres)
+    times, external = plate_loads(grf_file, ik_times, centres, cutoff if filter_plates else None)
     table, bodies = loads_table(FEET, times, external)
     write_table(table, folder / "reference_grf.mot")
     write_text(folder / "reference_loads.xml", external_loads_xml(bodies, "reference_grf.mot"))
@@ -222,7 +237,8 @@ def print_table(name: str, rows: list[dict], settings: str) -> None:
             print(f"  mean r over hip, knee and ankle flexion ({label}): {np.mean(main):.3f}")
 
 
-def compare_trial(trial: Path, options, cutoff: float, folder: Path, write: bool = False) -> list[dict]:
+def compare_trial(trial: Path, options, cutoff: float, folder: Path, write: bool = False,
+                  filter_plates: bool = False) -> list[dict]:
     """Run our pipeline and OpenSim's reference on ``trial`` (OpenSim's files into ``folder``, and ours, tables
     and OpenSim files, into ``folder/ours`` when ``write``); the comparison rows (``compare``)."""
     from mocap_dynamics.solver.pipeline import run
@@ -232,7 +248,7 @@ def compare_trial(trial: Path, options, cutoff: float, folder: Path, write: bool
     if options.static is None and static is not None and static != trial:
         options = replace(options, static=str(static))
     folder.mkdir(parents=True, exist_ok=True)
-    reference, mass, ik_file = opensim_reference(trial, cutoff, folder)
+    reference, mass, ik_file = opensim_reference(trial, cutoff, folder, filter_plates)
     result = run(trial, replace(options, until="contact"))
     if write:
         write_results(result, folder / "ours", opensim=True)
@@ -246,6 +262,8 @@ def main(argv=None) -> int:
     parser.add_argument("trials", nargs="+", help="TRC trials with an OpenSim reference beside them")
     parser.add_argument("--opensim-cutoff", type=float, default=6.0, metavar="HZ",
                         help="OpenSim's low-pass cutoff of the IK coordinates (default 6; -1: none)")
+    parser.add_argument("--filter-plates", action="store_true",
+                        help="low-pass the reference's plates at --opensim-cutoff too (Kristianslund et al. 2012)")
     parser.add_argument("--out", metavar="DIR", help="keep OpenSim's files, ours (tables and OpenSim files, in "
                                                      "TRIAL/ours) and a comparison.json here")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON too")
@@ -258,10 +276,12 @@ def main(argv=None) -> int:
         options = pipeline_options(args)
         root = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="compare_opensim_id_"))
         settings = (f"ours: cutoff {options.cutoff or 'none'}, {options.derivatives} differences, contact "
-                    f"{options.contact_forces}; OpenSim: cutoff {args.opensim_cutoff:g} Hz")
+                    f"{options.contact_forces}; OpenSim: cutoff {args.opensim_cutoff:g} Hz"
+                    f"{', plates filtered too' if args.filter_plates else ''}")
         everything = {}
         for trial in (Path(t).resolve() for t in args.trials):
-            rows = compare_trial(trial, options, args.opensim_cutoff, root / trial.stem, write=bool(args.out))
+            rows = compare_trial(trial, options, args.opensim_cutoff, root / trial.stem, write=bool(args.out),
+                                 filter_plates=args.filter_plates)
             print_table(trial.stem, rows, settings)
             everything[trial.stem] = rows
         if args.out:
