@@ -3,6 +3,8 @@ simulated landing recovered from its motion, the friction cones, and real walkin
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from scipy.optimize import nnls
@@ -159,6 +161,37 @@ def test_effort_keeps_the_load_off_the_feet_of_a_seated_body():
     assert on_feet[0.05] < 0.6 * on_feet[0.0] and on_feet[1.0] < 0.5 * on_feet[0.05]
     with pytest.raises(SolverError, match="effort"):
         PerFrameOptions(effort=-1.0)
+
+
+def test_a_seated_body_rests_its_legs_on_the_seat():
+    """The seated body of ``_seat_and_feet`` on a raised seat, the feet 45 cm lower on the floor and the joint
+    carrying them at the seat's height (from a joint 40 cm above the seat the feet could push along the line to
+    it, sparing it whatever the weight): while the padded points (the ischial tuberosities) touch the seat, the
+    effort weighs ``seated_effort`` (0.3) instead of ``effort`` (0.05), and the feet carry less; without padded
+    points nothing is known to sit."""
+    from mocap_dynamics.solver.contact import Surface
+    from mocap_dynamics.solver.contact.model import Plane
+    from mocap_dynamics.solver.contact.per_frame import JointLoads, per_frame_forces
+    points, root, weight, wrench, joints = _seat_and_feet()
+    points[0, 4:, 2] = -0.45
+    joints = JointLoads(joints.torque, np.zeros((1, 1, 3)), joints.carries)
+    seat = Surface((Plane(np.array([0.0, 0.0, 1.0]), 0.0), Plane(np.array([0.0, 0.0, -1.0]), 0.05),
+                    Plane(np.array([1.0, 0.0, 0.0]), 0.3), Plane(np.array([-1.0, 0.0, 0.0]), 0.3),
+                    Plane(np.array([0.0, 1.0, 0.0]), 0.3), Plane(np.array([0.0, -1.0, 0.0]), 0.3)))
+    padding = np.r_[np.full(4, 0.02), np.zeros(4)]
+    on_feet = {}
+    walking = PerFrameOptions(seated_effort=PerFrameOptions().effort)
+    for name, options, pads in (("seated", PerFrameOptions(), padding), ("as walking", walking, padding),
+                                ("no seat points", PerFrameOptions(), None),
+                                ("no seat points, walking", walking, None)):
+        forces = per_frame_forces(wrench, root, points, (Surface.floor(-0.45), seat), weight, joints=joints,
+                                  options=replace(options, toward_centre_of_mass=0.0), padding=pads).sum(0)[0]
+        np.testing.assert_allclose(forces.sum(0), [0.0, 0.0, weight], atol=1e-3 * weight)
+        on_feet[name] = forces[4:, 2].sum()
+    assert on_feet["seated"] < 0.8 * on_feet["as walking"]
+    assert on_feet["no seat points"] == pytest.approx(on_feet["no seat points, walking"], rel=1e-9)
+    with pytest.raises(SolverError, match="seated_effort"):
+        PerFrameOptions(seated_effort=-1.0)
 
 
 def test_a_point_sliding_fast_along_the_floor_carries_nothing():

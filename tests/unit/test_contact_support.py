@@ -167,7 +167,7 @@ def test_sit_to_stand_sits_on_a_seat(trials):
     # seated, the feet carry the legs' weight, not a share of the body's (the effort term of per_frame)
     assert np.nanmean(plates.estimated[seated, 2] - plates.measured[seated, 2]) < 0.1 * contact.body_weight
     assert contact.explained_force > 0.9
-    assert plates.correlation_vertical > 0.95 and plates.rmse_vertical < 12.0
+    assert plates.correlation_vertical > 0.95 and plates.rmse_vertical < 8.0  # 6.8 % BW (README)
 
 
 @pytest.mark.parametrize("cutoff", [12.0, "auto"])
@@ -203,7 +203,8 @@ def test_a_seat_lets_go_of_the_knees(shared_data):
     """subject4_STS1 with its static trial: the knee rings rest at the seat's height while she sits, but only the
     floor pushes them (``ContactPoints.floor_only``). Pushed by the seat too, they kept it carrying load while
     she rose on her feet (a quarter of the body weight with the ischia 20 cm above it) and the feet's vertical
-    force missed the plates by 9.1 % BW (README: 7.4 with the knees on the floor only)."""
+    force missed the plates by 8.9 % BW (6.8 with the knees on the floor only; 9.1 and 7.4 before the seated
+    effort, ``PerFrameOptions.seated_effort``)."""
     from dataclasses import replace
     from mocap_dynamics.solver.contact import compare_with_plates
     static = str(shared_data / "subject4_static1.trc")
@@ -220,7 +221,7 @@ def test_a_seat_lets_go_of_the_knees(shared_data):
         ischia = contact.point_positions[:, pelvis][:, -2:, 2].min(1)
         lifted_load[name] = np.nanmax(contact.surface_force[ischia > seat.height + 0.15, 1, 2]) / contact.body_weight
     assert lifted_load["floor only"] < 0.01 < 0.1 < lifted_load["anywhere"]
-    assert rmse["floor only"] < 8.0 < rmse["anywhere"] - 1.0
+    assert rmse["floor only"] < 8.0 and rmse["floor only"] < rmse["anywhere"] - 1.5
 
 
 def test_a_sprint_filtered_low_finds_its_floor_at_winters_cutoff(shared_data):
