@@ -22,6 +22,7 @@ cluster nearest the body's vertical centre line (``central_cluster``).
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -152,7 +153,8 @@ def central_cluster(markers: np.ndarray, members) -> int:
     """The root: among clusters of three markers or more whose median height is above ``ROOT_HEIGHT`` of
     the highest cluster's, the one nearest (horizontally, median over frames) the centroid of all markers:
     the pelvis or the torso."""
-    with np.errstate(invalid="ignore"):
+    with warnings.catch_warnings():  # frames in which a cluster is unseen are NaN, and ignored
+        warnings.simplefilter("ignore", RuntimeWarning)
         centre = np.nanmean(markers, axis=1)
         heights = [np.nanmedian(markers[:, list(m), 2]) for m in members]
         offsets = [np.nanmedian(np.linalg.norm((np.nanmean(markers[:, list(m)], axis=1) - centre)[:, :2], axis=1))
