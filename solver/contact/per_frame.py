@@ -60,7 +60,7 @@ dynamics with the plates on six real trials (README):
 
   Seated, the weight is ``seated_effort`` ε_s = 0.3 instead, blended by how far
   the subject sits (the largest activation of a padded point, the ischial
-  tuberosities of ``ContactPoints.padding``, on a raised surface: ``seated``):
+  tuberosities of ``ContactPoints.padding``, on a seat or the floor: ``seated``):
   ``ε_t = ε + (ε_s - ε) s_t``. A seated person's legs relax and rest their
   weight on the seat; a walker's do not, and there the stronger prior takes
   the share between the feet away from the root torque (ε = 0.1 / 0.2
@@ -306,13 +306,12 @@ def activations(points: np.ndarray, arrays: SurfaceArrays, constants: ContactCon
     return 0.5 * (1.0 + np.tanh(-constants.distance_gain * nearest)), surface, face
 
 
-def seated(activation: np.ndarray, surface: np.ndarray, padding: np.ndarray | None) -> np.ndarray:
+def seated(activation: np.ndarray, padding: np.ndarray | None) -> np.ndarray:
     """How far the subject sits in each frame (T,): the largest ``activation`` (T, K) of a padded point (``padding``
-    (K,) > 0: the ischial tuberosities) whose ``surface`` (T, K) is a raised one (not the first, the floor)."""
-    if padding is None or not np.any(padding > 0):
+    (K,) > 0: the ischial tuberosities), on a chair or on the floor."""
+    if padding is None or not np.any(np.asarray(padding) > 0):
         return np.zeros(len(activation))
-    on_seat = (np.asarray(padding) > 0)[None, :] & (surface > 0)
-    return np.where(on_seat, np.nan_to_num(activation), 0.0).max(axis=1)
+    return np.nan_to_num(activation[:, np.asarray(padding) > 0]).max(axis=1)
 
 
 def sliding_factor(velocities: np.ndarray, normals: np.ndarray, speed: float) -> np.ndarray:
@@ -465,7 +464,7 @@ def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.n
         np.ascontiguousarray(joints.centre - root_origin[:, None]),
         np.ascontiguousarray(joints.carries[reach], dtype=np.bool_),
         options.effort + (options.seated_effort - options.effort) * seated(
-            activation, surface[:, reach], None if padding is None else np.asarray(padding)[reach]),
+            activation, None if padding is None else np.asarray(padding)[reach]),
         float(options.smoothing * rate), follows)
     forces[~posed] = np.nan
     by_surface = np.zeros((len(arrays.first_face) - 1,) + points.shape)
