@@ -296,9 +296,8 @@ def activations(points: np.ndarray, arrays: SurfaceArrays, constants: ContactCon
     if floor_only is not None:
         surface_distance[:, np.asarray(floor_only, dtype=bool), 1:] = np.inf
     surface = np.argmin(np.nan_to_num(surface_distance, nan=np.inf), axis=-1)
-    pushing = np.where(arrays.normals[:, 2] > UNDERSIDE, distance, -np.inf)
-    face = np.stack([a + pushing[..., a:b].argmax(-1) for a, b in zip(arrays.first_face[:-1], arrays.first_face[1:])],
-                    axis=-1)
+    distance[..., arrays.normals[:, 2] <= UNDERSIDE] = -np.inf  # the solids are measured: now the faces that push
+    face = np.stack([a + d.argmax(-1) for a, d in zip(arrays.first_face[:-1], by_surface)], axis=-1)
     face = np.take_along_axis(face, surface[..., None], -1)[..., 0]
     nearest = np.take_along_axis(surface_distance, surface[..., None], -1)[..., 0]
     if padding is not None:
