@@ -18,7 +18,8 @@ candidate surface. Here, on a whole trial:
    next): the box a subject stood on and the spot where she squats after jumping off it are two
    candidates. Distances, not grid cells: a grid's cells depend on where the lab's axes point, and one
    turned by 90° or 180° split the two feet on a box, or the pelvis and thighs on a chair, into separate
-   patches (the video drop jump's box kept one foot; the sit-to-stand's vertical GRF 9.3 -> 10.0 % BW).
+   patches (the video drop jump's box kept one foot; STS1's chair the pelvis alone, its vertical GRF 9.3 ->
+   10.0 % BW). ``LINK`` reaches as far as the 10 cm cells' neighbours did (up to 28 cm).
 3. *Planes*: each cluster's plane is the least-squares plane through its lowest samples (within
    ``BAND`` of the 5th percentile of their heights above a first plane through all: points resting on a
    surface, not the ones resting above it). It slopes
