@@ -308,9 +308,8 @@ def activations(points: np.ndarray, arrays: SurfaceArrays, constants: ContactCon
 def seated(activation: np.ndarray, padding: np.ndarray | None) -> np.ndarray:
     """How far the subject sits in each frame (T,): the largest ``activation`` (T, K) of a padded point (``padding``
     (K,) > 0: the ischial tuberosities), on a chair or on the floor."""
-    if padding is None or not np.any(np.asarray(padding) > 0):
-        return np.zeros(len(activation))
-    return np.nan_to_num(activation[:, np.asarray(padding) > 0]).max(axis=1)
+    padded = np.zeros(activation.shape[1], bool) if padding is None else np.asarray(padding) > 0
+    return np.nan_to_num(activation[:, padded]).max(axis=1) if padded.any() else np.zeros(len(activation))
 
 
 def sliding_factor(velocities: np.ndarray, normals: np.ndarray, speed: float) -> np.ndarray:
