@@ -35,6 +35,7 @@ from .io.atomic import staged_outputs, writable_folder, write_text, written_path
 from .io.conventions import UNIT_OVERRIDES, UP_AXES
 from .kinematics.gap_fill import CHOICES as GAP_FILL_METHODS
 from .model import TEMPLATES
+from .model.level_head import HEADS
 from .pipeline import DISCOVER, STAGES, PipelineOptions, options_from_dict, options_from_toml, run
 from .report import summary
 from .results import write_results
@@ -90,6 +91,9 @@ PIPELINE_FLAGS = {
                                                                       "the labels match no known set)"}, True),
         ("--sex", "sex", {"choices": ["male", "female"], "help": f"de Leva inertia table (default: "
                                                                  f"{_DEFAULT.sex})"}, False),
+        ("--head", "head", {"choices": list(HEADS), "help": "a head without markers: held level (upright, facing "
+                            "where the torso faces) or welded to the torso as the papers' rigid upper body "
+                            f"(default: {_DEFAULT.head})"}, False),
         ("--opensim-model", "opensim_model", {"metavar": "FILE.osim", "help": "segment masses, CM and inertia "
                                               "from an OpenSim model where its bodies map onto ours (e.g. an "
                                               "AddBiomechanics-scaled model) instead of the inertia table"}, True),

@@ -17,6 +17,7 @@ from .errors import InputError, option
 from .io import ImportOptions
 from .io.documents import parse_document
 from .kinematics.gap_fill import GapFillOptions
+from .model.level_head import HEADS
 from .plausibility import check_mass_range
 from .zerog import ZeroGravityOptions
 
@@ -30,7 +31,8 @@ NESTED = {"import": ("import_options", ImportOptions), "gap_fill": ("gap_fill", 
 #: it that depend on it. An option missing here is taken as read by the first step (a change recomputes every
 #: step); None: no step reads it.
 READ_BY = {"import_options": "import", "grf": "import", "template": "calibrate", "mass": "calibrate",
-           "static": "calibrate", "markerset": "calibrate", "sex": "calibrate", "opensim_model": "calibrate",
+           "static": "calibrate", "markerset": "calibrate", "sex": "calibrate", "head": "calibrate",
+           "opensim_model": "calibrate",
            "gap_fill": "gap_fill",
            "method": "reconstruct", "otm_mode": "reconstruct", "tolerance": "reconstruct", "cutoff": "dynamics",
            "derivatives": "dynamics", "contact_forces": "contact", "surfaces": "contact",
@@ -49,7 +51,8 @@ class PipelineOptions:
     quiet standing on force plates, else an assumed 70 kg that every report
     flags), ``static`` (a static trial of the same subject; its GRF found the
     same way), ``markerset`` (a TOML mapping for unknown marker sets), ``sex``
-    (de Leva table); with ``markerset=None`` and labels that match no known set, or ``markerset="discover"``,
+    (de Leva table), ``head`` (a head without markers held "level" or "welded" to the torso:
+    ``model.level_head``); with ``markerset=None`` and labels that match no known set, or ``markerset="discover"``,
     the segments are found from the motion (``model.discovery``). ``gap_fill``: how marker gaps are filled
     before reconstruction (``GapFillOptions``; on by default). Dynamics: ``cutoff`` of the zero-lag low-pass
     filter before differentiating, in Hz,
@@ -78,6 +81,7 @@ class PipelineOptions:
     static: str | None = None
     markerset: str | None = None
     sex: str = "male"
+    head: str = "level"
     gap_fill: GapFillOptions = GapFillOptions()
     method: str = "otm"
     otm_mode: str = "fast"
@@ -95,6 +99,8 @@ class PipelineOptions:
         if self.until not in STAGES:
             raise InputError(f"Unknown pipeline stage {option('until', self.until)}",
                              f"use one of {', '.join(STAGES)}")
+        if self.head not in HEADS:
+            raise InputError(f"Unknown head option {option('head', self.head)}", f"use {' or '.join(HEADS)}")
         if self.method not in ("otm", "lee"):
             raise InputError(f"Unknown reconstruction method {option('method', self.method)}", "use otm or lee")
         if self.otm_mode not in ("fast", "paper"):

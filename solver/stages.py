@@ -106,7 +106,7 @@ def _calibrated(trial: Trial, static: Trial | None, options: PipelineOptions, pr
     body."""
     def build(markerset, calibration_trial, static_trial):
         return calibrate(calibration_trial, options.template, mass=options.mass, static=static_trial,
-                         markerset=markerset, sex=options.sex)
+                         markerset=markerset, sex=options.sex, head=options.head)
 
     if options.markerset == DISCOVER:
         markerset, calibration_trial, static, found = _discovered(trial, static, progress)

@@ -13,6 +13,7 @@ rotation near the start point's through a small prior (``otm_fast.PRIOR_WEIGHT``
 or the per-segment rigid fits (``fit_segments``) at the first frame, after a frame that did not converge
 or had no data, and for joints whose markers come back (``otm_fast.prepare_frame``). Frames that do not
 converge within ``max_iterations`` are flagged in ``Motion.converged`` and counted in ``Motion.info``.
+Joints the model holds level (``model.level_head``) are welded for OTM and set afterwards (``held_level``).
 """
 
 from __future__ import annotations
@@ -27,8 +28,10 @@ from ..errors import SolverError
 from ..io.trial import Trial
 from ..model.body import BodyModel
 from ..model.fit import fit_segments, marker_indices
+from ..model.level_head import tracked_coordinates, tracked_model
 from ..model.markersets import normalize
 from ..rotations import quat_continuity
+from .held_level import hold_level
 from .motion import Motion
 from .natural import NaturalModel, natural_model
 from .otm import STRATEGIES, Driving, solve_frame
@@ -67,7 +70,8 @@ def reconstruct(trial: Trial, model: BodyModel, method: str = "otm", mode: str =
     """
     _check_options(method, mode, strategy, tolerance, max_iterations)
     tolerance, max_iterations = float(tolerance), int(max_iterations)
-    frames = _frames(trial, model, weights)
+    full, model = model, tracked_model(model)
+    frames = _frames(trial, model, full, weights)
     if mode == "fast" and frames.exact.any():
         raise SolverError("Markers to be matched exactly (weight inf) need the paper mode",
                           "call reconstruct(..., mode='paper') or give those markers finite weights")
@@ -105,8 +109,10 @@ def reconstruct(trial: Trial, model: BodyModel, method: str = "otm", mode: str =
             axis=(0, 2))) if gone],
         "warnings": warnings,
     }
-    return Motion.from_q(model, trial.times, q, "otm", converged=converged, iterations=steps, constraint_norm=norm,
-                         objective=objective, marker_labels=model.marker_labels, marker_errors=errors, info=info)
+    motion = Motion.from_q(model, trial.times, q, "otm", converged=converged, iterations=steps,
+                           constraint_norm=norm, objective=objective, marker_labels=model.marker_labels,
+                           marker_errors=errors, info=info)
+    return hold_level(motion, full)
 
 
 def _check_options(method, mode, strategy, tolerance, max_iterations) -> None:
@@ -123,8 +129,9 @@ def _check_options(method, mode, strategy, tolerance, max_iterations) -> None:
                           "use e.g. max_iterations=25 (the paper's nMaxIter)")
 
 
-def _frames(trial: Trial, model: BodyModel, weights) -> _Frames:
-    """Measured markers in model order, per-frame weights, per-segment fits and the fallback pose."""
+def _frames(trial: Trial, model: BodyModel, full: BodyModel, weights) -> _Frames:
+    """Measured markers in model order, per-frame weights, per-segment fits and the fallback pose (the
+    calibration's initial pose of ``full``, the model before ``tracked_model``)."""
     labels = model.marker_labels
     where = marker_indices(model, trial.labels)
     if not labels or not (where >= 0).any():
@@ -139,6 +146,8 @@ def _frames(trial: Trial, model: BodyModel, weights) -> _Frames:
     fit = fit_segments(model, trial.labels, trial.markers).q
     calibration = model.metadata.get("calibration")
     default = np.asarray(getattr(calibration, "initial_q", ()), dtype=float)
+    if default.shape == (full.nq,):
+        default = tracked_coordinates(full, default)
     if default.shape != (model.nq,):
         default = model.neutral_q()
     return _Frames(np.ascontiguousarray(measured), np.ascontiguousarray(tracked), exact, fit, default)

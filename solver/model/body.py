@@ -56,7 +56,9 @@ class Segment:
     is its norm). ``com`` [m] and ``inertia`` [kg m², about the CM] are in the
     segment frame. ``markers`` name the markers rigidly attached to the segment
     at ``marker_offsets`` (segment frame); ``contact_points`` are where ground
-    contact can act (Brubaker et al. 2009 §5.1).
+    contact can act (Brubaker et al. 2009 §5.1). A ``held_level`` segment's
+    joint (a ball) is not measured but set from its parent's orientation
+    (``model.level_head``: a marker-less head held upright).
     """
 
     name: str
@@ -71,6 +73,7 @@ class Segment:
     markers: tuple[str, ...] = ()
     marker_offsets: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
     contact_points: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    held_level: bool = False
 
     def __post_init__(self):
         if self.joint not in JOINT_SIZES:
@@ -96,6 +99,8 @@ class Segment:
         set_(self, "marker_offsets", _vec(offsets, offsets.shape))
         cps = np.asarray(self.contact_points, dtype=float).reshape(-1, 3)
         set_(self, "contact_points", _vec(cps, cps.shape))
+        if self.held_level and self.joint != "ball":
+            raise ModelError(f"Segment {self.name!r} is held level on a {self.joint} joint", "hold only ball joints")
 
     @property
     def length(self) -> float:

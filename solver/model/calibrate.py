@@ -20,8 +20,9 @@ Steps (every one vectorized over frames):
 4. A leaf segment (head, hand, foot) with too few markers for its own frame (three
    points, counting its joint centre) is welded to its parent, rides on it at
    its calibrated posture, and gets its tip from its markers or, with none,
-   from de Leva's mean length scaled by the subject's limb lengths. Any other
-   segment without enough markers is an error naming what was found, what
+   from de Leva's mean length scaled by the subject's limb lengths; a head
+   with no markers at all is held level instead (``level_head``; ``head=
+   "welded"`` keeps the weld). Any other segment without enough markers is an error naming what was found, what
    is missing and what would make it work.
 5. Inertia (``inertia``) from the body mass: the ``mass`` argument ("user"),
    else the quiet-standing weight on the static or movement trial's force
@@ -50,6 +51,7 @@ from .body import BodyModel, Segment
 from .contact_points import ContactConfig, level_soles, with_contact_points
 from .fit import fit_segments, marker_indices
 from .inertia import DE_LEVA, check_inertia, combine, endpoint, part_inertia, table_rows
+from .level_head import HEAD, HEADS, held_segments, with_level_head
 from . import vocabulary
 from .markersets import LANDMARKS, MarkerSet, get_markerset, normalize
 from .points import Frames, Points, local_point, segment_frames
@@ -93,6 +95,7 @@ class Calibration:
     initial_frame: int
     initial_q: tuple
     initial_marker_rms: float
+    held_level: tuple = ()
     notes: tuple = ()
     warnings: tuple = ()
     markers: dict = field(default_factory=dict)
@@ -103,7 +106,7 @@ class Calibration:
 
     @classmethod
     def from_dict(cls, data: dict) -> "Calibration":
-        tuples = {"welded", "initial_q", "notes", "warnings"}
+        tuples = {"welded", "held_level", "initial_q", "notes", "warnings"}
         return cls(**{k: tuple(v) if k in tuples else v for k, v in data.items()})
 
 
@@ -350,16 +353,20 @@ def _compare_lengths(static_lengths: dict, moving_lengths: dict, tolerance: floa
 
 def calibrate(trial: Trial, template: str = "full15", mass: float | None = None, static: Trial | None = None,
               markerset=None, sex: str = "male", table: str = "de_leva", contact: ContactConfig | None = None,
-              length_tolerance: float = LENGTH_TOLERANCE) -> BodyModel:
+              length_tolerance: float = LENGTH_TOLERANCE, head: str = "level") -> BodyModel:
     """Build the subject's ``BodyModel`` for ``trial`` (the module docstring lists the steps).
 
     ``markerset``: None (recognize), a built-in name (cmu41, vicon53, opencap), a TOML path or a
     ``MarkerSet``. ``static``: a static trial of the same subject and marker set, for the geometry.
     ``sex`` and ``table`` ("de_leva" or "lee") choose the inertia table; ``contact`` the contact points.
-    The report is ``model.metadata["calibration"]`` (a ``Calibration``).
+    ``head``: a head without markers is held level ("level", ``level_head``) or welded to the torso at its
+    calibrated posture ("welded", the papers' rigid upper body). The report is
+    ``model.metadata["calibration"]`` (a ``Calibration``).
     """
     tmpl = get_template(template)
     table_rows(table, sex)
+    if head not in HEADS:
+        raise ModelError(f"Unknown head option {option('head', head)}", f"use {' or '.join(HEADS)}")
     labelled = static if static is not None else trial
     mset = get_markerset(markerset, labelled.labels, labelled.metadata.get("point_descriptions"))
     body_mass, mass_source, warnings = _body_mass(mass, (static, trial))
@@ -382,17 +389,22 @@ def calibrate(trial: Trial, template: str = "full15", mass: float | None = None,
     if static is not None:
         _compare_lengths(lengths, movement_lengths, length_tolerance)
     model = build_model(tmpl, geo, joints, body_mass, mass_source, sex, table, contact, {"markerset": mset.name})
+    if head == "level":
+        model = with_level_head(model)
+        welded = [w for w in welded if w != HEAD]
     if static is not None:
         model = level_soles(model, static)
     fit = fit_segments(model, trial.labels, trial.markers)
     segment_residuals, marker_residuals = _residuals(model, fit)
     t0, q0, rms0, pose_warnings = _initial_pose(model, fit, trial)
     markers, ignored = _marker_report(model, trial, mset, (cal, movement), unplaced, upper)
-    notes, note_warnings = _notes(ignored, welded, marker_residuals, upper)
+    held = tuple(model.segments[k].name for k in held_segments(model))
+    notes, note_warnings = _notes(ignored, welded, held, marker_residuals, upper)
     report = Calibration(
         template=tmpl.name, table=table, sex=sex, markerset=mset.name, mass=body_mass, mass_source=mass_source,
         source=trial.source, static=static.source if static is not None else None, lengths=lengths,
         movement_lengths=movement_lengths, joint_centres=dict(cal.methods), welded=tuple(welded),
+        held_level=held,
         segment_residuals=segment_residuals, marker_residuals=marker_residuals, initial_frame=t0,
         initial_q=tuple(float(v) for v in q0), initial_marker_rms=rms0, notes=notes,
         warnings=warnings + pose_warnings + note_warnings, markers=markers, ignored=ignored)
@@ -462,7 +474,7 @@ def _marker_report(model: BodyModel, trial: Trial, mset: MarkerSet, points: tupl
     return markers, ignored
 
 
-def _notes(ignored: dict, welded: list, marker_residuals: dict, upper: bool) -> tuple:
+def _notes(ignored: dict, welded: list, held: tuple, marker_residuals: dict, upper: bool) -> tuple:
     """What the user should know (notes) and act on (warnings) about the markers."""
     by_reason: dict[str, list] = {}
     for label, reason in ignored.items():
@@ -473,6 +485,8 @@ def _notes(ignored: dict, welded: list, marker_residuals: dict, upper: bool) -> 
                      "with de Leva's masses and inertia, placed upright from the pelvis")
     notes += [f"{w}: too few markers for its own frame; welded to its parent at its calibrated posture"
               for w in welded]
+    notes += [f"{h}: no markers; held level (upright, facing where its parent faces): its joint angles are "
+              f"assumed, not measured ({option('head', 'welded')} welds it to its parent instead)" for h in held]
     loose = [f"{m} ({100 * r:.1f} cm)" for m, r in marker_residuals.items() if r > LOOSE_MARKER]
     warnings = (f"Markers that move more than {100 * LOOSE_MARKER:.0f} cm RMS relative to their segment "
                 "(check labels and placement): " + ", ".join(loose),) if loose else ()

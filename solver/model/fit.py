@@ -2,11 +2,12 @@
 
 Each segment's markers are fitted by least squares (``rotations.fit_rigid``,
 Lee 2009 §5.1); a segment with fewer than three markers adds its proximal
-joint centre, placed by its parent's fit. The per-frame fit gives the cluster
-residuals (how rigid each marker cluster is). The fitted rotations, reduced to
-what each joint allows (``frames.project_joint``) and chained from the root,
-give generalized coordinates ``q`` in the ``BodyModel`` layout: a starting
-pose per frame for reconstruction.
+joint centre, placed by its parent's fit; a segment held level follows its
+rule (``level_head``). The per-frame fit gives the cluster residuals (how
+rigid each marker cluster is). The fitted rotations, reduced to what each
+joint allows (``frames.project_joint``) and chained from the root, give
+generalized coordinates ``q`` in the ``BodyModel`` layout: a starting pose
+per frame for reconstruction.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import numpy as np
 from ..rotations import fit_rigid, matrix_to_quat, quat_to_matrix
 from .body import BodyModel
 from .frames import project_joint
+from .level_head import level_joint
 from .markersets import normalize
 
 
@@ -60,6 +62,8 @@ def fit_segments(model: BodyModel, labels, markers: np.ndarray) -> SegmentFit:
             local = np.concatenate([local, np.zeros((1, 3))])
         if k and s.joint == "weld":
             fit_rot, fit_pos = rot[:, s.parent], joint_centre
+        elif s.held_level:
+            fit_rot, fit_pos = rot[:, s.parent] @ quat_to_matrix(level_joint(rot[:, s.parent])), joint_centre
         else:
             quat, fit_pos = fit_rigid(points, local)
             fit_rot = quat_to_matrix(quat)

@@ -29,7 +29,7 @@ def model_to_dict(model: BodyModel) -> dict:
     if isinstance(metadata.get("calibration"), Calibration):
         metadata["calibration"] = metadata["calibration"].to_dict()
     segments = [{"name": s.name, "parent": s.parent, "joint": s.joint, "mass": s.mass, "markers": list(s.markers),
-                 **{k: getattr(s, k).tolist() for k in _ARRAYS}} for s in model.segments]
+                 "held_level": s.held_level, **{k: getattr(s, k).tolist() for k in _ARRAYS}} for s in model.segments]
     return {"format": FORMAT, "version": VERSION, "mass_source": model.mass_source, "segments": segments,
             "metadata": metadata}
 
@@ -47,7 +47,7 @@ def model_from_dict(data: dict) -> BodyModel:
         metadata["calibration"] = Calibration.from_dict(metadata["calibration"])
     try:
         segments = tuple(Segment(name=s["name"], parent=s["parent"], joint=s["joint"], mass=s["mass"],
-                                 markers=tuple(s["markers"]),
+                                 markers=tuple(s["markers"]), held_level=bool(s.get("held_level", False)),
                                  **{k: np.array(s[k], dtype=float) for k in _ARRAYS}) for s in data["segments"])
     except (KeyError, TypeError, ValueError) as error:
         raise ModelError(f"Body model file is damaged: {error}", "re-create it with save_model") from None

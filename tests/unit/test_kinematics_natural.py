@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from mocap_dynamics.solver.kinematics.natural import natural_model
+from mocap_dynamics.solver.model.level_head import tracked_model
 from mocap_dynamics.solver.kinematics.synthetic import linkage_model, smooth_motion
 
 
@@ -30,10 +31,13 @@ def test_degrees_of_freedom_and_redundant_constraints(model):
 
 
 def test_full15_sizes(walking_full15):
-    """The calibrated full15 of the walking trial (head and hands welded): 12 bodies, 4 hinges."""
-    nat = natural_model(walking_full15)
-    assert (nat.n, nat.m, nat.redundant, walking_full15.nv) == (152, 125, 4, 31)
+    """The calibrated full15 of the walking trial: 12 bodies as OTM solves it (``tracked_model``: the hands and
+    the marker-less head welded), 4 hinges; 13 with the head on its neck held level."""
+    tracked = tracked_model(walking_full15)
+    nat = natural_model(tracked)
+    assert (nat.n, nat.m, nat.redundant, tracked.nv) == (152, 125, 4, 31)
     assert nat.kinds.count("rigid") == 72 and nat.kinds.count("relative") == 8
+    assert natural_model(walking_full15).n == 164 and walking_full15.nv == 34
 
 
 def test_jacobian_and_exact_second_order_expansion(model):

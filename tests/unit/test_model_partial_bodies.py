@@ -47,7 +47,8 @@ def test_sprint_end_to_end_with_no_mapping_file(shared_data):
     eight plates come through ezc3d and the measured forces take most of the stance residual away."""
     result = run(shared_data / "sprint_forceplates_JA1Gait35.c3d", PipelineOptions(mass=75.0, cutoff=12.0))
     cal = result.model.metadata["calibration"]
-    assert len(result.model.segments) == 15 and cal.welded == ("head", "hand_l", "hand_r")  # no head markers
+    assert len(result.model.segments) == 15 and cal.welded == ("hand_l", "hand_r")
+    assert cal.held_level == ("head",)  # no head markers
     for segment, (low, high) in {"thigh_l": (0.38, 0.50), "shank_l": (0.38, 0.48), "foot_r": (0.22, 0.29),
                                  "upper_arm_r": (0.26, 0.36), "torso": (0.30, 0.45)}.items():
         assert low < cal.lengths[segment] < high, (segment, cal.lengths[segment])

@@ -33,6 +33,7 @@ def test_values_override_a_base():
     ('tolerance = -1\n', "tolerance"),
     ('until = "render"\n', "stage"),
     ('otm_mode = "slow"\n', "OTM mode"),
+    ('head = "loose"\n', "head option"),
     ('contact_forces = "magic"\n', "contact force model"),
     ('[import]\nunits = "inch"\n', "units"),
     ('[gap_fill]\nmethod = "guess"\n', "gap fill method"),
