@@ -206,6 +206,7 @@ class BodyModel:
             "worst_markers_m": dict(worst),
             "joint_centres": cal.joint_centres,
             "welded": list(cal.welded),
+            "held_level": list(cal.held_level),
             "initial_marker_rms_m": cal.initial_marker_rms,
             "markers": cal.markers,
             "ignored_markers": cal.ignored,
