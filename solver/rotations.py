@@ -62,6 +62,12 @@ def quat_conj(q: np.ndarray) -> np.ndarray:
     return q * np.array([1.0, -1.0, -1.0, -1.0])
 
 
+def body_rate(quat: np.ndarray, rate: np.ndarray) -> np.ndarray:
+    """``2 vec(q* ⊗ q̇)``: the body-frame angular velocity of a unit quaternion ``q`` with rate ``q̇``
+    (``q̇ᵀ q = 0``), or the angular acceleration when given ``q̈`` (``q̈ᵀ q = -|q̇|²``); ``(..., 4) -> (..., 3)``."""
+    return 2 * quat_mul(quat_conj(quat), rate)[..., 1:]
+
+
 def quat_normalize(q: np.ndarray) -> np.ndarray:
     return q / np.linalg.norm(q, axis=-1, keepdims=True)
 

@@ -49,7 +49,7 @@ from .lowpass import PAD, butter2, filtfilt, pad_length
 from .touchdowns import (LANDING_MAX_HZ, LANDING_MIN_HZ, SETTLE, SETTLE_HZ, SOFT_SPEED, landing_cutoff,
                          settling_weight, steady_cutoff, touchdown_weight, touchdowns)
 from ..model.body import BodyModel
-from ..rotations import quat_conj, quat_continuity, quat_mul
+from ..rotations import body_rate, quat_continuity
 from ..runs import runs
 
 #: Largest rotation of a segment between two frames the differences accept [rad].
@@ -123,12 +123,6 @@ def _quaternion_differences(names: list[str], quat: np.ndarray, dt: float) -> tu
     beta = -(np.sum(quat[:-2] * rate[1:], axis=-1) + dt * np.sum(rate[:-1] ** 2, axis=-1)) / dots[:-1]  # eq. 12
     second = (rate[1:] + beta[..., None] * quat[1:-1] - rate[:-1]) / dt
     return body_rate(quat[:-1], rate), body_rate(quat[:-2], second)
-
-
-def body_rate(quat: np.ndarray, rate: np.ndarray) -> np.ndarray:
-    """``2 vec(q* ⊗ q̇)``: the body-frame angular velocity of a unit quaternion ``q`` with rate ``q̇``
-    (``q̇ᵀ q = 0``), or the angular acceleration when given ``q̈`` (``q̈ᵀ q = -|q̇|²``); ``(..., 4) -> (..., 3)``."""
-    return 2 * quat_mul(quat_conj(quat), rate)[..., 1:]
 
 
 def _checked(model: BodyModel, times: np.ndarray, q: np.ndarray) -> np.ndarray:

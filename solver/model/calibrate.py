@@ -21,9 +21,10 @@ Steps (every one vectorized over frames):
    points, counting its joint centre) is welded to its parent, rides on it at
    its calibrated posture, and gets its tip from its markers or, with none,
    from de Leva's mean length scaled by the subject's limb lengths; a head
-   with no markers at all is held level instead (``level_head``; ``head=
-   "welded"`` keeps the weld). Any other segment without enough markers is an error naming what was found, what
-   is missing and what would make it work.
+   with no markers at all is held level instead (``level_head``;
+   ``head="welded"`` keeps the weld). Any other segment without enough
+   markers is an error naming what was found, what is missing and what
+   would make it work.
 5. Inertia (``inertia``) from the body mass: the ``mass`` argument ("user"),
    else the quiet-standing weight on the static or movement trial's force
    plates / g ("force plates"), else 70 kg ("assumed ...", with a warning).
@@ -51,7 +52,7 @@ from .body import BodyModel, Segment
 from .contact_points import ContactConfig, level_soles, with_contact_points
 from .fit import fit_segments, marker_indices
 from .inertia import DE_LEVA, check_inertia, combine, endpoint, part_inertia, table_rows
-from .level_head import HEAD, HEADS, held_segments, with_level_head
+from .level_head import HEADS, held_segments, with_level_head
 from . import vocabulary
 from .markersets import LANDMARKS, MarkerSet, get_markerset, normalize
 from .points import Frames, Points, local_point, segment_frames
@@ -391,14 +392,14 @@ def calibrate(trial: Trial, template: str = "full15", mass: float | None = None,
     model = build_model(tmpl, geo, joints, body_mass, mass_source, sex, table, contact, {"markerset": mset.name})
     if head == "level":
         model = with_level_head(model)
-        welded = [w for w in welded if w != HEAD]
+    held = tuple(model.segments[k].name for k in held_segments(model))
+    welded = [w for w in welded if w not in held]
     if static is not None:
         model = level_soles(model, static)
     fit = fit_segments(model, trial.labels, trial.markers)
     segment_residuals, marker_residuals = _residuals(model, fit)
     t0, q0, rms0, pose_warnings = _initial_pose(model, fit, trial)
     markers, ignored = _marker_report(model, trial, mset, (cal, movement), unplaced, upper)
-    held = tuple(model.segments[k].name for k in held_segments(model))
     notes, note_warnings = _notes(ignored, welded, held, marker_residuals, upper)
     report = Calibration(
         template=tmpl.name, table=table, sex=sex, markerset=mset.name, mass=body_mass, mass_source=mass_source,
