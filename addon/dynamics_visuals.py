@@ -81,7 +81,7 @@ def build_dynamics_visuals(context: bpy.types.Context, dynamics: Dynamics, trial
     model = dynamics.model
     collection = child_collection(trial_collection, collection_name or f"{trial_collection.name} dynamics")
     if motion is None:
-        _, positions = model.forward_kinematics(dynamics.q)
+        _, positions = dynamics.poses
     else:
         positions = motion.positions[np.searchsorted(motion.times, dynamics.times - 1e-9)]
     positions = positions + offset

@@ -102,11 +102,11 @@ def estimate_contact(motion: Motion | None = None, *, dynamics: Dynamics | None 
     if forces == "spring":  # the springs need the velocities of (q, v) themselves
         positions, velocities = point_motion(model, dynamics.q, dynamics.v, points)
     else:  # a point's rest needs only its speed: differences of its positions
-        positions = point_positions(model, dynamics.q, points)
+        positions = point_positions(model, dynamics.q, points, dynamics.poses)
         velocities = np.gradient(positions, dynamics.times, axis=0) if len(positions) > 1 else np.zeros_like(positions)
     feet = foot_segments(model)
     on_feet = np.isin(points.segments, feet) if feet else np.ones(len(points.segments), bool)
-    centre_of_mass = model.body_com(dynamics.q)
+    centre_of_mass = model.body_com(dynamics.q, dynamics.poses)
     ground = floor_velocity(positions, velocities, on_feet, centre_of_mass, dynamics.times)
     velocities = velocities - ground  # relative to the floor they touch (a treadmill's belt)
     if surfaces == "detected":
@@ -137,7 +137,7 @@ def joint_loads(dynamics: Dynamics, points: ContactPoints) -> JointLoads:
         while s > 0:  # the root is not a joint: its wrench is the residual
             carries[k, s], s = True, model.segments[s].parent
     joints = np.flatnonzero(carries.any(0))
-    centres = model.forward_kinematics(dynamics.q)[1][:, joints]
+    centres = dynamics.poses[1][:, joints]
     return JointLoads(dynamics.joint_torque_world[:, joints], centres, carries[:, joints])
 
 
@@ -171,17 +171,18 @@ def _wrench_left(dynamics: Dynamics, positions: np.ndarray, forces: np.ndarray, 
 
 
 def winter_filtered(motion: Motion | None, dynamics: Dynamics, points: ContactPoints) -> tuple | None:
-    """``motion``'s coordinates (T, nq) filtered at Winter's cutoff on the frames of ``dynamics``, the contact
-    points' positions and velocities (T, K, 3) there, and that cutoff [Hz]; None without a motion, for
-    unfiltered dynamics, or when the frames differ."""
+    """``motion``'s coordinates (T, nq) filtered at Winter's cutoff on the frames of ``dynamics``, their poses
+    (``forward_kinematics``), the contact points' positions and velocities (T, K, 3) there, and that cutoff [Hz];
+    None without a motion, for unfiltered dynamics, or when the frames differ."""
     if motion is None or dynamics.options.get("cutoff_hz") is None:
         return None
     scheme = "central" if dynamics.options.get("first_frame") == 1 else "forward"
     times, q, _, _, options = motion_derivatives(motion, cutoff="winter", scheme=scheme)
     if len(times) != len(dynamics.times) or len(times) < 2:
         return None
-    positions = point_positions(dynamics.model, q, points)
-    return q, positions, np.gradient(positions, times, axis=0), options.get("cutoff_hz")
+    poses = dynamics.model.forward_kinematics(q)
+    positions = point_positions(dynamics.model, q, points, poses)
+    return q, poses, positions, np.gradient(positions, times, axis=0), options.get("cutoff_hz")
 
 
 def detected_surfaces(dynamics: Dynamics, points: ContactPoints, positions: np.ndarray, velocities: np.ndarray,
@@ -195,12 +196,13 @@ def detected_surfaces(dynamics: Dynamics, points: ContactPoints, positions: np.n
     ``centre_of_mass`` (T, 3) the body's in the dynamics' frames."""
     model = dynamics.model
     rate = 1.0 / (dynamics.times[1] - dynamics.times[0]) if len(dynamics.times) > 1 else 1.0
-    candidates = find_patches(model, points, dynamics.q, positions, velocities, centre_of_mass, rate)
+    candidates = find_patches(model, points, dynamics.poses[0], positions, velocities, centre_of_mass, rate)
     again = None if candidates else winter_filtered(motion, dynamics, points)
     if again is not None:
-        q, at_winter, speeds, cutoff = again
+        q, poses, at_winter, speeds, cutoff = again
         candidates = [replace(patch, found_at_hz=cutoff) for patch in
-                      find_patches(model, points, q, at_winter, speeds - ground, model.body_com(q), rate)]
+                      find_patches(model, points, poses[0], at_winter, speeds - ground, model.body_com(q, poses),
+                                   rate)]
     if not candidates:
         return (), np.zeros((0,) + positions.shape)
     weight = model.total_mass * float(np.linalg.norm(dynamics.gravity))

@@ -358,10 +358,12 @@ def _point_motion(tree, q, v, segments, local):
     return positions, velocities
 
 
-def point_positions(model: BodyModel, q: np.ndarray, points: ContactPoints | None = None) -> np.ndarray:
-    """World positions (T, K, 3) of the contact points for coordinates ``q`` (numpy forward kinematics)."""
+def point_positions(model: BodyModel, q: np.ndarray, points: ContactPoints | None = None,
+                    poses: tuple | None = None) -> np.ndarray:
+    """World positions (T, K, 3) of the contact points for coordinates ``q`` (numpy forward kinematics; ``poses``
+    ``forward_kinematics(q)`` when known)."""
     points = ContactPoints.of(model) if points is None else points
-    rotations, origins = model.forward_kinematics(np.atleast_2d(q))
+    rotations, origins = model.forward_kinematics(np.atleast_2d(q)) if poses is None else poses
     return origins[:, points.segments] + np.einsum("tkij,kj->tki", rotations[:, points.segments], points.local)
 
 
@@ -375,10 +377,11 @@ def point_motion(model: BodyModel, q: np.ndarray, v: np.ndarray, points: Contact
 
 
 def segment_wrenches(model: BodyModel, q: np.ndarray, segments: np.ndarray, positions: np.ndarray,
-                     forces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                     forces: np.ndarray, poses: tuple | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Eq. 7's ``A_k``: point forces (T, K, 3) [N] at ``positions`` on ``segments`` -> per-segment force and
-    torque about the segment's centre of mass (T, S, 3) [N, N·m], world frame."""
-    com = model.com_positions(q)
+    torque about the segment's centre of mass (T, S, 3) [N, N·m], world frame (``poses``
+    ``forward_kinematics(q)`` when known)."""
+    com = model.com_positions(q, poses)
     force, torque = np.zeros(com.shape), np.zeros(com.shape)
     np.add.at(force, (slice(None), segments), forces)
     np.add.at(torque, (slice(None), segments), np.cross(positions - com[:, segments], forces))

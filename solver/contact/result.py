@@ -269,7 +269,7 @@ def contact_from_surfaces(dynamics: Dynamics, surfaces: tuple[Surface, ...], nor
     forces = by_surface.sum(0)
     loaded = np.flatnonzero(np.any(np.nan_to_num(forces) != 0.0, axis=(0, 2)))  # the points that ever push
     segment_force, segment_torque = segment_wrenches(model, dynamics.q, points.segments[loaded],
-                                                     positions[:, loaded], forces[:, loaded])
+                                                     positions[:, loaded], forces[:, loaded], dynamics.poses)
     feet = foot_segments(model)
     per_foot = [_dominant(surfaces, by_surface[:, :, points.segments == i], positions[:, points.segments == i])
                 for i in feet]

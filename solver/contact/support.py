@@ -115,13 +115,13 @@ def outward_directions(model, points: ContactPoints) -> np.ndarray:
     return np.divide(out, norm, out=np.zeros_like(out), where=norm > 0)
 
 
-def resting_mask(model, points: ContactPoints, q: np.ndarray, positions: np.ndarray, velocities: np.ndarray,
+def resting_mask(model, points: ContactPoints, rotations: np.ndarray, positions: np.ndarray, velocities: np.ndarray,
                  centre_of_mass: np.ndarray, rate: float) -> np.ndarray:
-    """(T, K) True where a contact point rests (module docstring, step 1)."""
+    """(T, K) True where a contact point rests (module docstring, step 1); ``rotations`` (T, S, 3, 3) the
+    segments' world rotations."""
     travel = np.linalg.norm(np.gradient(centre_of_mass[:, :2], 1.0 / rate, axis=0), axis=1) \
-        if len(q) > 1 else np.zeros(len(q))
+        if len(positions) > 1 else np.zeros(len(positions))
     threshold = np.maximum(REST_SPEED, REST_FRACTION * np.nan_to_num(travel))[:, None]
-    rotations, _ = model.forward_kinematics(q)
     down = np.einsum("tkj,kj->tk", rotations[:, points.segments, 2], outward_directions(model, points))
     with np.errstate(invalid="ignore"):
         still = (np.linalg.norm(velocities, axis=-1) < threshold) & (down < FACING_DOWN)
@@ -192,10 +192,11 @@ def slab(top: Plane, samples: np.ndarray) -> tuple[Surface, np.ndarray]:
     return Surface(tuple(faces)), corners
 
 
-def find_patches(model, points: ContactPoints, q: np.ndarray, positions: np.ndarray, velocities: np.ndarray,
-                 centre_of_mass: np.ndarray, rate: float) -> list[Patch]:
-    """Candidate support surfaces (module docstring), the floor first; empty when nothing rests."""
-    resting = resting_mask(model, points, q, positions, velocities, centre_of_mass, rate)
+def find_patches(model, points: ContactPoints, rotations: np.ndarray, positions: np.ndarray,
+                 velocities: np.ndarray, centre_of_mass: np.ndarray, rate: float) -> list[Patch]:
+    """Candidate support surfaces (module docstring), the floor first; empty when nothing rests. ``rotations``
+    (T, S, 3, 3) the segments' world rotations (``forward_kinematics``)."""
+    resting = resting_mask(model, points, rotations, positions, velocities, centre_of_mass, rate)
     names = np.array([model.segments[i].name for i in points.segments])
     return patches_of(resting, positions, names, centre_of_mass, rate)
 

@@ -34,6 +34,7 @@ Conventions (every output):
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 import numpy as np
 from numba import njit
@@ -119,6 +120,12 @@ class Dynamics:
     joint_power: np.ndarray  # (T, S) [W]
     external: ExternalForces | None = None
     options: dict = field(default_factory=dict)
+
+    @cached_property
+    def poses(self) -> tuple[np.ndarray, np.ndarray]:
+        """World rotation (T, S, 3, 3) and origin (T, S, 3) of every segment frame (``forward_kinematics(q)``),
+        computed once: contact, moments and the rig all need them."""
+        return self.model.forward_kinematics(self.q)
 
     @property
     def root_origin(self) -> np.ndarray:

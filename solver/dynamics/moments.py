@@ -49,7 +49,7 @@ class JointMoments:
 def joint_moments(dynamics: Dynamics) -> JointMoments:
     """The clinical joint moments of every joint of ``dynamics`` (root first; module docstring)."""
     model = dynamics.model
-    rotations, _ = model.forward_kinematics(dynamics.q)
+    rotations, _ = dynamics.poses
     axes = joint_axes(model, rotations)
     joints = clinical_joints(model)
     torque = dynamics.joint_torque_world[:, [j.segment for j in joints]]  # row 0: the root torque

@@ -276,13 +276,13 @@ class BodyModel:
             return np.zeros(np.shape(q)[:-1] + (0, 3))
         return np.concatenate(parts, axis=-2)
 
-    def com_positions(self, q: np.ndarray) -> np.ndarray:
-        """World centre of mass of every segment ``(..., S, 3)``."""
-        rot, pos = self.forward_kinematics(q)
+    def com_positions(self, q: np.ndarray, poses: tuple | None = None) -> np.ndarray:
+        """World centre of mass of every segment ``(..., S, 3)``; ``poses`` ``forward_kinematics(q)`` when known."""
+        rot, pos = self.forward_kinematics(q) if poses is None else poses
         coms = np.stack([s.com for s in self.segments])
         return pos + np.einsum("...sij,sj->...si", rot, coms)
 
-    def body_com(self, q: np.ndarray) -> np.ndarray:
-        """Whole-body centre of mass ``(..., 3)``."""
+    def body_com(self, q: np.ndarray, poses: tuple | None = None) -> np.ndarray:
+        """Whole-body centre of mass ``(..., 3)``; ``poses`` ``forward_kinematics(q)`` when known."""
         masses = np.array([s.mass for s in self.segments])
-        return np.einsum("s,...si->...i", masses, self.com_positions(q)) / masses.sum()
+        return np.einsum("s,...si->...i", masses, self.com_positions(q, poses)) / masses.sum()

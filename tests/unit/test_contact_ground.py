@@ -77,7 +77,7 @@ def test_a_walk_on_a_treadmill_stands_on_its_belt(shared_data, tmp_path):
     # what the lab's frame would have found: the pelvis resting, a "floor" at hip height
     dynamics, points = treadmill.dynamics, ContactPoints.of(treadmill.dynamics.model)
     positions = point_positions(dynamics.model, dynamics.q, points)
-    in_the_lab = find_patches(dynamics.model, points, dynamics.q, positions,
+    in_the_lab = find_patches(dynamics.model, points, dynamics.poses[0], positions,
                               np.gradient(positions, dynamics.times, axis=0), dynamics.model.body_com(dynamics.q),
                               100.0)
     assert in_the_lab[0].height > 0.5

@@ -45,6 +45,14 @@ def test_output_frames_and_the_root_row(result):
             np.testing.assert_allclose(result.generalized_forces[:, start:start + 3], child_frame, atol=1e-9)
 
 
+def test_poses_are_the_forward_kinematics_of_q_computed_once(result):
+    rotations, origins = result.poses
+    assert result.poses is result.poses
+    expected = result.model.forward_kinematics(result.q)
+    np.testing.assert_array_equal(rotations, expected[0])
+    np.testing.assert_array_equal(origins, expected[1])
+
+
 def test_axis_torques_are_torques_about_the_current_joint_axes(result):
     """Universal R = R(a0, θ0) R(a1, θ1): a0 turns with the parent, a1 with the child."""
     model = result.model
