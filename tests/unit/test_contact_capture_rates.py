@@ -1,0 +1,60 @@
+"""Contact from motion alone on recordings captured differently from the ones it was validated on: the real
+trials with plates resampled to a video camera's 60 Hz and given white marker noise, as markerless and
+other labs' recordings come. The plates are only compared with; the bounds are issue 15's targets, which
+the README's robustness table shows met with a margin on these variants.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.interpolate import make_interp_spline
+
+from mocap_dynamics.solver.io import load_trial
+from mocap_dynamics.solver.io.trc import write_trc
+from mocap_dynamics.solver.pipeline import PipelineOptions, run
+
+
+def recaptured(path: Path, folder: Path, rate: float | None = None, noise: float = 0.0, seed: int = 0) -> Path:
+    """The trial at ``path`` as if captured at ``rate`` [Hz] (cubic spline through each marker's samples; a gap
+    stays a gap) with white noise of ``noise`` [m] per coordinate, written to ``folder`` with its plates'
+    ``NAME_grf.mot`` beside it (the plates keep their own rate)."""
+    trial = load_trial(path)
+    times, markers = trial.times, trial.markers
+    if rate is not None:
+        new_times = np.arange(times[0], times[-1] + 1e-9, 1.0 / rate)
+        resampled = np.full((len(new_times),) + markers.shape[1:], np.nan)
+        nearest = np.abs(times[:, None] - new_times[None]).argmin(0)
+        for m in range(markers.shape[1]):
+            seen = np.isfinite(markers[:, m]).all(1)
+            if seen.sum() >= 4:
+                resampled[:, m] = make_interp_spline(times[seen], markers[seen, m], k=3)(new_times)
+                resampled[~seen[nearest], m] = np.nan
+        times, markers = new_times, resampled
+    markers = markers + noise * np.random.default_rng(seed).standard_normal(markers.shape)
+    folder.mkdir(parents=True, exist_ok=True)
+    out = folder / path.name
+    write_trc(replace(trial, markers=markers, rate=float(rate or trial.rate), plates=(), plate_samples=None), out)
+    shutil.copy(path.with_name(f"{path.stem}_grf.mot"), folder / f"{path.stem}_grf.mot")
+    return out
+
+
+@pytest.mark.parametrize("trial, rmse", [("subject4_walking1", 8.0), ("subject4_DJ3", 15.0)])
+def test_a_video_rate_and_marker_noise_keep_the_targets(shared_data, tmp_path, trial, rmse):
+    """At 60 Hz with 3 mm of noise: walking1 3.8 % BW, r 0.975, COP 1.7 cm; DJ3 12.6 % BW, r 0.988, its box
+    found (README)."""
+    result = run(recaptured(shared_data / f"{trial}.trc", tmp_path, rate=60.0, noise=0.003),
+                 PipelineOptions(until="contact"))
+    assert result.trial.rate == 60.0
+    plates = result.plate_comparison.summary()
+    assert plates["rmse_vertical_bw_percent"] <= rmse
+    assert plates["correlation_vertical"] >= 0.95
+    assert result.contact.explained_force >= 0.9
+    assert result.contact.plane_angle <= 1.0
+    assert [p.kind for p in result.contact.patches] == (["floor"] if "walk" in trial else ["floor", "raised"])
+    if "walk" in trial:
+        assert plates["cop_error_single_support_cm"] <= 3.0
