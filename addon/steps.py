@@ -89,9 +89,11 @@ class MOCAP_DYNAMICS_OT_build_armature(_Step, bpy.types.Operator):
     mass: FloatProperty(name="Body Mass", default=0.0, min=0.0, soft_max=200.0, unit="MASS",
                         description="Subject mass in kg; 0 = from quiet standing on force plates, else 70 kg (flagged)")
     sex: EnumProperty(name="Inertia Table", items=[("male", "de Leva (male)", ""), ("female", "de Leva (female)", "")])
-    head: EnumProperty(name="Head Without Markers", items=[
-        ("level", "Held Level", "Upright, facing where the torso faces (its neck angles are assumed)"),
-        ("welded", "Welded", "Riding on the torso at its calibrated posture (the papers' rigid upper body)")])
+    head: EnumProperty(name="Head and Trunk Without Markers", items=[
+        ("level", "Held", "A head upright, facing where the torso faces; a lower-body marker set's head, arms "
+                          "and trunk following the pelvis's slow motion (their angles are assumed)"),
+        ("welded", "Welded", "Riding on their parents at their calibrated postures (the papers' rigid upper "
+                             "body)")])
     static_filepath: StringProperty(name="Static Trial", subtype="FILE_PATH",
                                     description="Optional static trial of the same subject for calibration")
     markerset_filepath: StringProperty(name="Marker Set", subtype="FILE_PATH",

@@ -20,7 +20,9 @@
    surfaces, and per-foot forces against the unturned trial's.
 6. The trials with plates as if captured otherwise: resampled to a video camera's 60 Hz, with white marker
    noise of 1-5 mm (``tests/unit/test_contact_capture_rates.py``): vertical RMSE, r and the root force explained.
-7. The bouncing ball of §3 (table and mouse pad): recovered parameters.
+7. The same trials with only their pelvis and leg markers kept: a lower-body model, its head, arms and trunk (HAT)
+   following the pelvis's slow motion (the default) or welded to it (``--head welded``).
+8. The bouncing ball of §3 (table and mouse pad): recovered parameters.
 
 Targets (issue 15), default settings, whole trial: vertical GRF r >= 0.95; RMSE <= 8 % BW on walks and
 sit-to-stand, <= 15 % BW on drop jumps; root force explained >= 90 %; floor tilt <= 1 deg and height within
@@ -276,6 +278,46 @@ def bench_recaptured(out: Path) -> None:
     print()
 
 
+def lower_body_copy(file: str, folder: Path) -> Path:
+    """``file`` with only the markers of its pelvis and legs (as its full-body calibration assigns them), written
+    to ``folder`` with its plates beside it."""
+    import shutil
+
+    from mocap_dynamics.solver.io import load_trial
+    from mocap_dynamics.solver.io.trc import write_trc
+    from mocap_dynamics.solver.model import calibrate
+    trial = load_trial(SHARED / file)
+    legs = {m for s in calibrate(trial).segments if s.name.startswith(("pelvis", "thigh", "shank", "foot"))
+            for m in s.markers}
+    kept = [i for i, label in enumerate(trial.labels) if label in legs]
+    folder.mkdir(parents=True, exist_ok=True)
+    path = write_trc(replace(trial, labels=tuple(trial.labels[i] for i in kept), markers=trial.markers[:, kept],
+                             plates=(), plate_samples=None), folder / file)
+    shutil.copy(SHARED / file.replace(".trc", "_grf.mot"), folder / file.replace(".trc", "_grf.mot"))
+    return path
+
+
+def bench_lower_body(out: Path) -> None:
+    """The trials with plates with their lower-body markers only: a Markdown table, HAT following the pelvis
+    (default) against welded to it."""
+    from mocap_dynamics.solver.pipeline import PipelineOptions, run
+    print("   lower-body markers only (vertical RMSE % BW, r; horizontal RMSE % BW; COP cm; explained):")
+    print("\n| trial | HAT following the pelvis (default) | HAT welded (`--head welded`) |\n|---|---|---|")
+    for name, file, kind, static in TRIALS:
+        if static is not None or not file.endswith(".trc") or not (SHARED / file).is_file():
+            continue
+        path = lower_body_copy(file, out / "lower_body")
+        cells = []
+        for head in ("level", "welded"):
+            result = run(path, PipelineOptions(until="contact", head=head))
+            s = result.plate_comparison.summary()
+            cells.append(f"{s['rmse_vertical_bw_percent']:.1f}, {s['correlation_vertical']:.3f}; "
+                         f"{s['rmse_horizontal_bw_percent']:.1f}; {fmt(s['cop_error_single_support_cm'])}; "
+                         f"{100 * result.contact.explained_force:.1f} % ({result.model.total_mass:.1f} kg)")
+        print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
+    print()
+
+
 def bench_ball() -> None:
     from mocap_dynamics.solver.contact import Material, Surface, estimate_ball, simulate_ball
 
@@ -324,6 +366,7 @@ def main() -> None:
     bench_treadmill(out)
     bench_turned(out)
     bench_recaptured(out)
+    bench_lower_body(out)
     bench_ball()
     print_table(rows)
 

@@ -125,7 +125,7 @@ def filtered_loads(external, rate: float, cutoff: float):
     Kristianslund et al. (2012) recommend against the impact peaks that kinematics and forces filtered
     differently produce in joint moments (Bisseling & Hof 2006)."""
     from mocap_dynamics.solver.dynamics import ExternalForces
-    from mocap_dynamics.solver.dynamics.lowpass import butter2, filtfilt, pad_length
+    from mocap_dynamics.solver.lowpass import butter2, filtfilt, pad_length
     force = np.nan_to_num(external.forces)
     moment = np.nan_to_num(np.cross(external.points, external.forces) + external.moments)
     smooth = lambda x: filtfilt(*butter2(cutoff, rate), x, pad_length(cutoff, rate, len(x)))  # noqa: E731

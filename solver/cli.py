@@ -91,9 +91,10 @@ PIPELINE_FLAGS = {
                                                                       "the labels match no known set)"}, True),
         ("--sex", "sex", {"choices": ["male", "female"], "help": f"de Leva inertia table (default: "
                                                                  f"{_DEFAULT.sex})"}, False),
-        ("--head", "head", {"choices": list(HEADS), "help": "a head without markers: held level (upright, facing "
-                            "where the torso faces) or welded to the torso as the papers' rigid upper body "
-                            f"(default: {_DEFAULT.head})"}, False),
+        ("--head", "head", {"choices": list(HEADS), "help": "segments without markers held by rules (level: a head "
+                            "upright, facing where the torso faces; a lower-body set's head, arms and trunk "
+                            "following the pelvis's slow motion) or welded to their parents as the papers' rigid "
+                            f"upper body (default: {_DEFAULT.head})"}, False),
         ("--opensim-model", "opensim_model", {"metavar": "FILE.osim", "help": "segment masses, CM and inertia "
                                               "from an OpenSim model where its bodies map onto ours (e.g. an "
                                               "AddBiomechanics-scaled model) instead of the inertia table"}, True),

@@ -51,8 +51,8 @@ class PipelineOptions:
     quiet standing on force plates, else an assumed 70 kg that every report
     flags), ``static`` (a static trial of the same subject; its GRF found the
     same way), ``markerset`` (a TOML mapping for unknown marker sets), ``sex``
-    (de Leva table), ``head`` (a head without markers held "level" or "welded" to the torso:
-    ``model.level_head``); with ``markerset=None`` and labels that match no known set, or ``markerset="discover"``,
+    (de Leva table), ``head`` (segments without markers held by their rules, "level", or "welded" to their
+    parents: ``model.held``); with ``markerset=None`` and labels that match no known set, or ``markerset="discover"``,
     the segments are found from the motion (``model.discovery``). ``gap_fill``: how marker gaps are filled
     before reconstruction (``GapFillOptions``; on by default). Dynamics: ``cutoff`` of the zero-lag low-pass
     filter before differentiating, in Hz,

@@ -58,7 +58,7 @@ class ModelSummary(TypedDict):
     worst_markers_m: dict[str, float]
     joint_centres: dict[str, Any]
     welded: list[str]
-    held_level: list[str]  # segments whose joint is set by a rule, not measured (a head without markers)
+    held: dict[str, str]  # segment -> the rule its joint is set by, not measured (model.held: "level", "follow")
     initial_marker_rms_m: float
     markers: dict[str, dict[str, Any]]  # label -> segment, landmarks
     ignored_markers: dict[str, str]  # label -> why

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import SolverError
-from .lowpass import butter2, filtfilt, pad_length
+from ..lowpass import butter2, filtfilt, pad_length
 
 #: Lowest cutoff tried [Hz] and the step between cutoffs tried [Hz].
 LOWEST_HZ, STEP_HZ = 1.0, 0.5

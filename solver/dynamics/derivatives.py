@@ -45,7 +45,7 @@ import numpy as np
 from ..errors import SolverError
 from ..kinematics.motion import Motion
 from .cutoff import residual_cutoff
-from .lowpass import PAD, butter2, filtfilt, pad_length
+from ..lowpass import PAD, butter2, filtfilt, pad_length
 from .touchdowns import (LANDING_MAX_HZ, LANDING_MIN_HZ, SETTLE, SETTLE_HZ, SOFT_SPEED, landing_cutoff,
                          settling_weight, steady_cutoff, touchdown_weight, touchdowns)
 from ..model.body import BodyModel

@@ -12,6 +12,7 @@ use, so that a name says which way is positive; the right side mirrors the left:
 joint      segment   about Y              about X                about Z
 =========  ========  ===================  =====================  ====================
 lumbar     torso     flexion              lateral_bending_left   axial_rotation_left
+lumbar     hat       flexion              lateral_bending_left   axial_rotation_left
 neck       head      flexion              lateral_bending_left   axial_rotation_left
 shoulder   upper_arm flexion              abduction              internal_rotation
 elbow      forearm   flexion              adduction              internal_rotation
@@ -48,6 +49,7 @@ _MEDIAL = ("flexion", "adduction", "internal_rotation")
 #: segment -> (joint name, components about the sequence axes, signs on the left side / unpaired).
 CONVENTIONS = {
     "torso": ("lumbar", ("flexion", "lateral_bending_left", "axial_rotation_left"), (1, -1, 1)),
+    "hat": ("lumbar", ("flexion", "lateral_bending_left", "axial_rotation_left"), (1, -1, 1)),  # lower-body sets
     "head": ("neck", ("flexion", "lateral_bending_left", "axial_rotation_left"), (1, -1, 1)),
     "upper_arm": ("shoulder", ("flexion", "abduction", "internal_rotation"), (-1, 1, -1)),
     "forearm": ("elbow", _MEDIAL, (-1, -1, -1)),

@@ -13,7 +13,7 @@ rotation near the start point's through a small prior (``otm_fast.PRIOR_WEIGHT``
 or the per-segment rigid fits (``fit_segments``) at the first frame, after a frame that did not converge
 or had no data, and for joints whose markers come back (``otm_fast.prepare_frame``). Frames that do not
 converge within ``max_iterations`` are flagged in ``Motion.converged`` and counted in ``Motion.info``.
-Joints the model holds level (``model.level_head``) are welded for OTM and set afterwards (``held_level``).
+Joints the model holds by a rule (``model.held``) are welded for OTM and set afterwards (``held_joints``).
 """
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ from ..errors import SolverError
 from ..io.trial import Trial
 from ..model.body import BodyModel
 from ..model.fit import fit_segments, marker_indices
-from ..model.level_head import tracked_coordinates, tracked_model
+from ..model.held import tracked_coordinates, tracked_model
 from ..model.markersets import normalize
 from ..rotations import quat_continuity
-from .held_level import hold_level
+from .held_joints import set_held_joints
 from .motion import Motion
 from .natural import NaturalModel, natural_model
 from .otm import STRATEGIES, Driving, solve_frame
@@ -112,7 +112,7 @@ def reconstruct(trial: Trial, model: BodyModel, method: str = "otm", mode: str =
     motion = Motion.from_q(model, trial.times, q, "otm", converged=converged, iterations=steps,
                            constraint_norm=norm, objective=objective, marker_labels=model.marker_labels,
                            marker_errors=errors, info=info)
-    return hold_level(motion, full)
+    return set_held_joints(motion, full)
 
 
 def _check_options(method, mode, strategy, tolerance, max_iterations) -> None:

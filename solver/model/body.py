@@ -48,6 +48,9 @@ def _vec(x, shape=(3,)) -> np.ndarray:
     return a
 
 
+#: The rules a segment's joint may be held by instead of measured (``Segment.held``; ``model.held``).
+HELD_RULES = ("level", "follow")
+
 @dataclass(frozen=True)
 class Segment:
     """One rigid segment and the joint that connects it to its parent.
@@ -56,9 +59,10 @@ class Segment:
     is its norm). ``com`` [m] and ``inertia`` [kg m², about the CM] are in the
     segment frame. ``markers`` name the markers rigidly attached to the segment
     at ``marker_offsets`` (segment frame); ``contact_points`` are where ground
-    contact can act (Brubaker et al. 2009 §5.1). A ``held_level`` segment's
-    joint (a ball) is not measured but set from its parent's orientation
-    (``model.level_head``: a marker-less head held upright).
+    contact can act (Brubaker et al. 2009 §5.1). A ``held`` segment's joint
+    (a ball) is not measured but set by that rule from its parent's
+    orientation (``model.held``: "level", a marker-less head held upright;
+    "follow", a lower-body set's trunk following the pelvis).
     """
 
     name: str
@@ -73,7 +77,7 @@ class Segment:
     markers: tuple[str, ...] = ()
     marker_offsets: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
     contact_points: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
-    held_level: bool = False
+    held: str = ""
 
     def __post_init__(self):
         if self.joint not in JOINT_SIZES:
@@ -99,8 +103,11 @@ class Segment:
         set_(self, "marker_offsets", _vec(offsets, offsets.shape))
         cps = np.asarray(self.contact_points, dtype=float).reshape(-1, 3)
         set_(self, "contact_points", _vec(cps, cps.shape))
-        if self.held_level and self.joint != "ball":
-            raise ModelError(f"Segment {self.name!r} is held level on a {self.joint} joint", "hold only ball joints")
+        if self.held and self.held not in HELD_RULES:
+            raise ModelError(f"Segment {self.name!r} is held by an unknown rule {self.held!r}",
+                             f"use one of {', '.join(HELD_RULES)}, or '' (measured or welded)")
+        if self.held and self.joint != "ball":
+            raise ModelError(f"Segment {self.name!r} is held on a {self.joint} joint", "hold only ball joints")
 
     @property
     def length(self) -> float:
@@ -206,7 +213,7 @@ class BodyModel:
             "worst_markers_m": dict(worst),
             "joint_centres": cal.joint_centres,
             "welded": list(cal.welded),
-            "held_level": list(cal.held_level),
+            "held": dict(cal.held),
             "initial_marker_rms_m": cal.initial_marker_rms,
             "markers": cal.markers,
             "ignored_markers": cal.ignored,

@@ -52,7 +52,8 @@ from .body import BodyModel, Segment
 from .contact_points import ContactConfig, level_soles, with_contact_points
 from .fit import fit_segments, marker_indices
 from .inertia import DE_LEVA, check_inertia, combine, endpoint, part_inertia, table_rows
-from .level_head import HEADS, held_segments, with_level_head
+from .held import DESCRIPTIONS, held_segments, with_held_segments
+from .level_head import HEADS
 from . import vocabulary
 from .markersets import LANDMARKS, MarkerSet, get_markerset, normalize
 from .points import Frames, Points, local_point, segment_frames
@@ -96,7 +97,7 @@ class Calibration:
     initial_frame: int
     initial_q: tuple
     initial_marker_rms: float
-    held_level: tuple = ()
+    held: dict = field(default_factory=dict)  # segment -> the rule it is held by (``model.held``)
     notes: tuple = ()
     warnings: tuple = ()
     markers: dict = field(default_factory=dict)
@@ -107,7 +108,10 @@ class Calibration:
 
     @classmethod
     def from_dict(cls, data: dict) -> "Calibration":
-        tuples = {"welded", "held_level", "initial_q", "notes", "warnings"}
+        tuples = {"welded", "initial_q", "notes", "warnings"}
+        data = dict(data)
+        if "held_level" in data:  # written before the HAT could be held too: the head held level
+            data["held"] = {name: "level" for name in data.pop("held_level")}
         return cls(**{k: tuple(v) if k in tuples else v for k, v in data.items()})
 
 
@@ -360,8 +364,9 @@ def calibrate(trial: Trial, template: str = "full15", mass: float | None = None,
     ``markerset``: None (recognize), a built-in name (cmu41, vicon53, opencap), a TOML path or a
     ``MarkerSet``. ``static``: a static trial of the same subject and marker set, for the geometry.
     ``sex`` and ``table`` ("de_leva" or "lee") choose the inertia table; ``contact`` the contact points.
-    ``head``: a head without markers is held level ("level", ``level_head``) or welded to the torso at its
-    calibrated posture ("welded", the papers' rigid upper body). The report is
+    ``head``: segments without markers are held by their rules ("level", ``model.held``: a head held level, a
+    lower-body set's head, arms and trunk following the pelvis's slow motion) or welded to their parents at
+    their calibrated postures ("welded", the papers' rigid upper body). The report is
     ``model.metadata["calibration"]`` (a ``Calibration``).
     """
     tmpl = get_template(template)
@@ -391,8 +396,8 @@ def calibrate(trial: Trial, template: str = "full15", mass: float | None = None,
         _compare_lengths(lengths, movement_lengths, length_tolerance)
     model = build_model(tmpl, geo, joints, body_mass, mass_source, sex, table, contact, {"markerset": mset.name})
     if head == "level":
-        model = with_level_head(model)
-    held = tuple(model.segments[k].name for k in held_segments(model))
+        model = with_held_segments(model)
+    held = {model.segments[k].name: model.segments[k].held for k in held_segments(model)}
     welded = [w for w in welded if w not in held]
     if static is not None:
         model = level_soles(model, static)
@@ -405,7 +410,7 @@ def calibrate(trial: Trial, template: str = "full15", mass: float | None = None,
         template=tmpl.name, table=table, sex=sex, markerset=mset.name, mass=body_mass, mass_source=mass_source,
         source=trial.source, static=static.source if static is not None else None, lengths=lengths,
         movement_lengths=movement_lengths, joint_centres=dict(cal.methods), welded=tuple(welded),
-        held_level=held,
+        held=held,
         segment_residuals=segment_residuals, marker_residuals=marker_residuals, initial_frame=t0,
         initial_q=tuple(float(v) for v in q0), initial_marker_rms=rms0, notes=notes,
         warnings=warnings + pose_warnings + note_warnings, markers=markers, ignored=ignored)
@@ -475,19 +480,19 @@ def _marker_report(model: BodyModel, trial: Trial, mset: MarkerSet, points: tupl
     return markers, ignored
 
 
-def _notes(ignored: dict, welded: list, held: tuple, marker_residuals: dict, upper: bool) -> tuple:
+def _notes(ignored: dict, welded: list, held: dict, marker_residuals: dict, upper: bool) -> tuple:
     """What the user should know (notes) and act on (warnings) about the markers."""
     by_reason: dict[str, list] = {}
     for label, reason in ignored.items():
         by_reason.setdefault(reason, []).append(label)
     notes = [f"Markers ignored ({reason}): {', '.join(labels)}" for reason, labels in by_reason.items()]
     if not upper:
-        notes.append("Lower-body marker set: head, arms and trunk are one segment (HAT) welded to the pelvis, "
+        notes.append("Lower-body marker set: head, arms and trunk are one segment (HAT) on the pelvis, "
                      "with de Leva's masses and inertia, placed upright from the pelvis")
     notes += [f"{w}: too few markers for its own frame; welded to its parent at its calibrated posture"
               for w in welded]
-    notes += [f"{h}: no markers; held level (upright, facing where its parent faces): its joint angles are "
-              f"assumed, not measured ({option('head', 'welded')} welds it to its parent instead)" for h in held]
+    notes += [f"{h}: no markers; {DESCRIPTIONS[rule]}: its joint angles are assumed, not measured "
+              f"({option('head', 'welded')} welds it to its parent instead)" for h, rule in held.items()]
     loose = [f"{m} ({100 * r:.1f} cm)" for m, r in marker_residuals.items() if r > LOOSE_MARKER]
     warnings = (f"Markers that move more than {100 * LOOSE_MARKER:.0f} cm RMS relative to their segment "
                 "(check labels and placement): " + ", ".join(loose),) if loose else ()

@@ -3,7 +3,8 @@
 Each segment's markers are fitted by least squares (``rotations.fit_rigid``,
 Lee 2009 §5.1); a segment with fewer than three markers adds its proximal
 joint centre, placed by its parent's fit; a segment held level follows its
-rule (``level_head``). The per-frame fit gives the cluster residuals (how
+rule (``level_head``), and one following the pelvis's slow motion, which
+needs a time base, starts welded (``model.held``). The per-frame fit gives the cluster residuals (how
 rigid each marker cluster is). The fitted rotations, reduced to what each
 joint allows (``frames.project_joint``) and chained from the root, give
 generalized coordinates ``q`` in the ``BodyModel`` layout: a starting pose
@@ -60,9 +61,9 @@ def fit_segments(model: BodyModel, labels, markers: np.ndarray) -> SegmentFit:
         if k and s.joint != "weld" and len(s.markers) < 3:
             points = np.concatenate([points, joint_centre[:, None]], axis=1)
             local = np.concatenate([local, np.zeros((1, 3))])
-        if k and s.joint == "weld":
+        if k and (s.joint == "weld" or s.held == "follow"):
             fit_rot, fit_pos = rot[:, s.parent], joint_centre
-        elif s.held_level:
+        elif s.held == "level":
             fit_rot, fit_pos = rot[:, s.parent] @ quat_to_matrix(level_joint(rot[:, s.parent])), joint_centre
         else:
             quat, fit_pos = fit_rigid(points, local)

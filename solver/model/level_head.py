@@ -15,25 +15,21 @@ OpenSim inverse dynamics with the plates, mean r where the plates see all): sit-
 (0.826 -> 0.870 over the whole trial; the ankles 0.52 -> 0.69: the body's centre of mass no longer runs
 ahead of the feet while the trunk leans); walks, drop jumps and video-based markers within 0.002.
 
-Reconstruction (OTM, Lee) solves the ``tracked_model`` (held segments welded, as the markers see them) and
-the held joints are set afterwards (``kinematics.held_level``); inverse dynamics, the rig and the reports see
-the model with its neck.
+One of the rules of ``model.held`` (which also says how reconstruction sets held joints).
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 
-from .body import BodyModel
 from ..rotations import matrix_to_quat, swing, unit_or_zero
 
 #: The most the neck turns the head back toward the vertical [rad]: cervical flexion's range (about 50°,
 #: extension's is about 60°; AAOS).
 NECK_RANGE = np.radians(50.0)
-#: The segment a model may hold level.
+#: The segment a model holds level.
 HEAD = "head"
+#: The ``head`` option: segments without markers held by their rules (``model.held``), or welded (the papers).
 HEADS = ("level", "welded")
 
 
@@ -47,32 +43,3 @@ def level_joint(parent_rotation: np.ndarray) -> np.ndarray:
     capped = np.cos(NECK_RANGE) * z + np.sin(NECK_RANGE) * toward
     target = np.where((up[..., 2] < np.cos(NECK_RANGE))[..., None], capped, up)
     return matrix_to_quat(swing(np.broadcast_to(z, up.shape), target))
-
-
-def held_segments(model: BodyModel) -> list[int]:
-    """Indices of the segments the model holds level."""
-    return [k for k, s in enumerate(model.segments) if s.held_level]
-
-
-def with_level_head(model: BodyModel) -> BodyModel:
-    """``model`` with its marker-less welded head on a ball neck held level (unchanged without one)."""
-    segments = [replace(s, joint="ball", axes=np.zeros((0, 3)), held_level=True)
-                if s.name == HEAD and s.joint == "weld" and not s.markers else s for s in model.segments]
-    return replace(model, segments=tuple(segments))
-
-
-def tracked_model(model: BodyModel) -> BodyModel:
-    """``model`` as the markers see it: every held segment welded at its neutral posture."""
-    if not held_segments(model):
-        return model
-    segments = [replace(s, joint="weld", held_level=False) if s.held_level else s for s in model.segments]
-    return replace(model, segments=tuple(segments))
-
-
-def tracked_coordinates(model: BodyModel, q: np.ndarray) -> np.ndarray:
-    """``q`` ``(..., nq)`` of ``model`` without the held segments' columns (``tracked_model``'s layout)."""
-    keep = np.ones(model.nq, dtype=bool)
-    for k in held_segments(model):
-        start = model.q_starts[k]
-        keep[start:start + model.segments[k].nq] = False
-    return np.asarray(q)[..., keep]

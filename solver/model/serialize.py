@@ -29,9 +29,14 @@ def model_to_dict(model: BodyModel) -> dict:
     if isinstance(metadata.get("calibration"), Calibration):
         metadata["calibration"] = metadata["calibration"].to_dict()
     segments = [{"name": s.name, "parent": s.parent, "joint": s.joint, "mass": s.mass, "markers": list(s.markers),
-                 "held_level": s.held_level, **{k: getattr(s, k).tolist() for k in _ARRAYS}} for s in model.segments]
+                 "held": s.held, **{k: getattr(s, k).tolist() for k in _ARRAYS}} for s in model.segments]
     return {"format": FORMAT, "version": VERSION, "mass_source": model.mass_source, "segments": segments,
             "metadata": metadata}
+
+
+def _held(segment: dict) -> str:
+    """A segment's ``held`` rule; files written before the HAT could be held say ``held_level`` (a head)."""
+    return segment.get("held", "level" if segment.get("held_level") else "")
 
 
 def model_from_dict(data: dict) -> BodyModel:
@@ -47,7 +52,7 @@ def model_from_dict(data: dict) -> BodyModel:
         metadata["calibration"] = Calibration.from_dict(metadata["calibration"])
     try:
         segments = tuple(Segment(name=s["name"], parent=s["parent"], joint=s["joint"], mass=s["mass"],
-                                 markers=tuple(s["markers"]), held_level=bool(s.get("held_level", False)),
+                                 markers=tuple(s["markers"]), held=_held(s),
                                  **{k: np.array(s[k], dtype=float) for k in _ARRAYS}) for s in data["segments"])
     except (KeyError, TypeError, ValueError) as error:
         raise ModelError(f"Body model file is damaged: {error}", "re-create it with save_model") from None

@@ -122,12 +122,12 @@ def test_unknown_marker_set_is_a_clear_error(scene, solver, tmp_path):
 
 def test_a_head_without_markers_is_held_level_unless_welded_is_chosen(scene, shared_data):
     """Subject 4 has no head markers: Build Armature holds the head level by default and says so in the
-    sidebar's words; "Head Without Markers" set to Welded rides it on the torso."""
+    sidebar's words; "Head and Trunk Without Markers" set to Welded rides it on the torso."""
     collection, _ = build(shared_data, *FAMILIES[0][:1], **FAMILIES[0][1])
     meta = collection["mocap_dynamics"].to_dict()["model"]
-    assert meta["held_level"] == ["head"] and "head" not in meta["welded"]
-    assert any('"Head Without Markers" set to Welded' in note for note in meta["notes"])
+    assert meta["held"] == {"head": "level"} and "head" not in meta["welded"]
+    assert any('"Head and Trunk Without Markers" set to Welded' in note for note in meta["notes"])
     options = {k: str(shared_data / v) for k, v in FAMILIES[0][1].items()}
     assert bpy.ops.mocap_dynamics.build_armature(head="welded", **options) == {"FINISHED"}
     meta = collection["mocap_dynamics"].to_dict()["model"]
-    assert meta["held_level"] == [] and "head" in meta["welded"]
+    assert meta["held"] == {} and "head" in meta["welded"]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from mocap_dynamics.solver.kinematics.natural import natural_model
-from mocap_dynamics.solver.model.level_head import tracked_model
+from mocap_dynamics.solver.model.held import tracked_model
 from mocap_dynamics.solver.kinematics.synthetic import linkage_model, smooth_motion
 
 

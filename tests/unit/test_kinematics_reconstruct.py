@@ -10,10 +10,10 @@ import pytest
 
 from mocap_dynamics.solver.errors import SolverError
 from mocap_dynamics.solver.kinematics import Motion, joint_angles, reconstruct
-from mocap_dynamics.solver.kinematics.held_level import hold_level
+from mocap_dynamics.solver.kinematics.held_joints import set_held_joints
 from mocap_dynamics.solver.kinematics.natural import natural_model
 from mocap_dynamics.solver.kinematics.synthetic import linkage_model, smooth_motion, synthetic_trial
-from mocap_dynamics.solver.model.level_head import tracked_model
+from mocap_dynamics.solver.model.held import tracked_model
 
 PAPER_FRAMES = 8  # the paper mode is the slow reference: a few frames are enough
 
@@ -30,7 +30,7 @@ def smooth(model, n_frames, seed):
     markers cannot see them."""
     tracked = tracked_model(model)
     q = smooth_motion(tracked, n_frames, seed=seed)
-    return hold_level(Motion.from_q(tracked, np.arange(n_frames) / 100.0, q, "truth"), model).q
+    return set_held_joints(Motion.from_q(tracked, np.arange(n_frames) / 100.0, q, "truth"), model).q
 
 
 def poses_close(motion, model, q, atol):

@@ -102,7 +102,7 @@ def test_static_opencap_uses_the_sets_hip_centres_and_medial_markers(static_mode
     cal = report(static_model)
     assert cal.joint_centres["hip_l"].startswith("marker L_HJC (Harrington et al. 2007 would put it")
     assert cal.joint_centres["knee_r"] == "midpoint of r_knee and r_mknee"
-    assert cal.welded == ("hand_l", "hand_r") and cal.held_level == ("head",)  # no head or hand markers
+    assert cal.welded == ("hand_l", "hand_r") and cal.held == {"head": "level"}  # no head or hand markers
     assert any("L_HJC_reg" in note for note in cal.notes)
     assert (static_model.nq, static_model.nv) == (51 - 2 * 4, 40 - 2 * 3)  # the hands welded, the head held
 

@@ -1,4 +1,4 @@
-"""A marker-less head held level (``model.level_head``, ``kinematics.held_level``): the rule in closed form, the
+"""A marker-less head held level (``model.level_head``, ``kinematics.held_joints``): the rule in closed form, the
 calibration and the reconstructions that use it, and the held joint's rates against differences of its pose."""
 
 from __future__ import annotations
@@ -10,10 +10,11 @@ import pytest
 
 from mocap_dynamics.solver.dynamics.derivatives import central_differences
 from mocap_dynamics.solver.kinematics import Motion, reconstruct
-from mocap_dynamics.solver.kinematics.held_level import hold_level
+from mocap_dynamics.solver.kinematics.held_joints import set_held_joints
 from mocap_dynamics.solver.kinematics.synthetic import smooth_motion
 from mocap_dynamics.solver.model.serialize import model_to_dict
-from mocap_dynamics.solver.model.level_head import NECK_RANGE, level_joint, tracked_coordinates, tracked_model
+from mocap_dynamics.solver.model.held import tracked_coordinates, tracked_model
+from mocap_dynamics.solver.model.level_head import NECK_RANGE, level_joint
 from mocap_dynamics.solver.rotations import quat_from_axis_angle, quat_to_matrix
 
 
@@ -59,7 +60,7 @@ def test_calibration_holds_a_marker_less_head_level_and_welds_it_when_asked(walk
 
     head = walking_full15.segments[walking_full15.index("head")]
     cal = walking_full15.metadata["calibration"]
-    assert head.joint == "ball" and head.held_level and cal.held_level == ("head",) and "head" not in cal.welded
+    assert head.joint == "ball" and head.held == "level" and cal.held == {"head": "level"} and "head" not in cal.welded
     assert any("held level" in note and "assumed" in note for note in cal.notes)
     welded = calibrate(load_trial(shared_data / "subject4_walking1.trc"), static=subject4_static, head="welded")
     assert welded.segments[welded.index("head")].joint == "weld" and "head" in welded.metadata["calibration"].welded
@@ -95,7 +96,7 @@ def test_given_rates_get_the_held_joints_rates_from_its_quaternions(walking_full
     times = np.arange(len(q)) / rate
     given = Motion.from_q(tracked, times, q, "lee", v=np.zeros((len(q), tracked.nv)),
                           a=np.zeros((len(q), tracked.nv)))
-    held = hold_level(given, walking_full15)
+    held = set_held_joints(given, walking_full15)
     _, _, v, a = central_differences(walking_full15, times, held.q)
     k = walking_full15.index("head")
     cols = slice(walking_full15.v_starts[k], walking_full15.v_starts[k] + 3)

@@ -93,7 +93,7 @@ def test_user_mapping_file_calibrates_an_unknown_set(shared_data, tmp_path):
     sprint = load_trial(shared_data / "sprint_forceplates_JA1Gait35.c3d")
     model = calibrate(sprint, markerset=path, mass=75.0)
     cal = model.metadata["calibration"]
-    assert cal.markerset == "sprint_lab" and cal.welded == ("hand_l", "hand_r") and cal.held_level == ("head",)
+    assert cal.markerset == "sprint_lab" and cal.welded == ("hand_l", "hand_r") and cal.held == {"head": "level"}
     assert set(model.marker_labels) == {m for ms in load_markerset(path).segments.values() for m in ms}
     assert any("LPAT" in note for note in cal.notes)  # markers the file does not map are listed
     assert np.median(list(cal.segment_residuals.values())) < 0.01

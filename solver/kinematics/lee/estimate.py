@@ -25,9 +25,9 @@ from ...errors import SolverError
 from ...io.trial import Trial
 from ...model.body import BodyModel
 from ...model.fit import marker_indices
-from ...model.level_head import tracked_model
+from ...model.held import tracked_model
 from ...rotations import matrix_to_quat, quat_continuity, quat_to_matrix
-from ..held_level import hold_level
+from ..held_joints import set_held_joints
 from ..motion import Motion
 from . import residuals as res
 from .algo_p import algo_p
@@ -189,8 +189,8 @@ def estimate_lee(trial: Trial, model: BodyModel, *, weights=(2, 10, 10), velocit
     of the sets ic (initial guesses with spline derivatives), sp_p, sp_v and pva (the output), Algo_p's
     gap history, the sizes of the projections and final corrections, the body states and timings.
 
-    Joints the model holds level (``model.level_head``) are welded for the estimate (so its flight-phase
-    momentum counts a held head as riding on the torso) and set afterwards (``kinematics.held_level``).
+    Joints the model holds by a rule (``model.held``) are welded for the estimate (so its flight-phase
+    momentum counts a held head as riding on the torso) and set afterwards (``kinematics.held_joints``).
     """
     full, model = model, tracked_model(model)
     times = np.asarray(trial.times, dtype=float)
@@ -283,4 +283,4 @@ def estimate_lee(trial: Trial, model: BodyModel, *, weights=(2, 10, 10), velocit
                            constraint_norm=np.linalg.norm(res.joint_position_gaps(bodies, rot1, com1), axis=-1),
                            marker_labels=model.marker_labels,
                            marker_errors=np.linalg.norm(model.marker_positions(q) - measured, axis=-1), info=info)
-    return hold_level(motion, full)
+    return set_held_joints(motion, full)

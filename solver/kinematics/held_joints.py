@@ -1,9 +1,10 @@
 """A reconstruction of the ``tracked_model`` made a motion of the model itself: its held joints set.
 
-The held joints (``model.level_head``: a marker-less head held upright) follow their parents' orientations,
-so they are set once the rest is reconstructed. A motion with its own velocities and accelerations (Lee's
-estimator) gets the held joints' by differences of their quaternions (second order, one-sided at the ends),
-exact to O(Δt²) for the smooth parent orientations that estimator returns.
+The held joints (``model.held``: a marker-less head held upright, ``model.level_head``; a lower-body set's
+trunk following the pelvis's slow motion, ``following_trunk``) follow their parents' orientations, so they are
+set once the rest is reconstructed. A motion with its own velocities and accelerations (Lee's estimator) gets
+the held joints' by differences of their quaternions (second order, one-sided at the ends), exact to O(Δt²)
+for the smooth parent orientations that estimator returns.
 """
 
 from __future__ import annotations
@@ -13,17 +14,26 @@ from dataclasses import replace
 import numpy as np
 
 from ..model.body import BodyModel
-from ..model.level_head import held_segments, level_joint
+from ..model.held import held_segments
+from ..model.level_head import level_joint
 from ..rotations import body_rate, quat_continuity
+from .following_trunk import following_joint
 from .motion import Motion
 
 
-def hold_level(motion: Motion, model: BodyModel) -> Motion:
+def held_joint(rule: str, parent_rotation: np.ndarray, times: np.ndarray) -> np.ndarray:
+    """The quaternions ``(T, 4)`` of a joint held by ``rule`` (``model.body.HELD_RULES``) under a parent of world
+    rotations ``(T, 3, 3)`` at ``times`` [s]."""
+    return level_joint(parent_rotation) if rule == "level" else following_joint(parent_rotation, times)
+
+
+def set_held_joints(motion: Motion, model: BodyModel) -> Motion:
     """``motion`` (of ``tracked_model(model)``) as a motion of ``model``; unchanged if nothing is held."""
     held = held_segments(model)
     if not held:
         return motion
-    quats = {k: quat_continuity(level_joint(motion.rotations[:, model.segments[k].parent])) for k in held}
+    quats = {k: quat_continuity(held_joint(model.segments[k].held, motion.rotations[:, model.segments[k].parent],
+                                           motion.times)) for k in held}
     q = _insert(motion.q, quats, model.q_starts, 4)
     rotations, positions = model.forward_kinematics(q)
     extra = {}

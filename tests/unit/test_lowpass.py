@@ -1,11 +1,11 @@
-"""The zero-lag Butterworth filter (``solver.dynamics.lowpass``) against ``scipy.signal``, which it replaces
+"""The zero-lag Butterworth filter (``solver.lowpass``) against ``scipy.signal``, which it replaces
 on the pipeline's path (a closed form for the coefficients; the reference implementation for the passes)."""
 
 import numpy as np
 import pytest
 from scipy.signal import butter, filtfilt as scipy_filtfilt
 
-from mocap_dynamics.solver.dynamics.lowpass import PAD, butter2, filtfilt, pad_length
+from mocap_dynamics.solver.lowpass import PAD, butter2, filtfilt, pad_length
 
 
 @pytest.mark.parametrize("cutoff, rate, frames", [(6.0, 100.0, 131), (1.0, 100.0, 40), (40.0, 100.0, 500),
