@@ -52,7 +52,7 @@ from .body import BodyModel, Segment
 from .contact_points import ContactConfig, level_soles, with_contact_points
 from .fit import fit_segments, marker_indices
 from .inertia import DE_LEVA, check_inertia, combine, endpoint, part_inertia, table_rows
-from .held import DESCRIPTIONS, held_segments, with_held_segments
+from .held import DESCRIPTIONS, HAT, held_segments, with_held_segments
 from .level_head import HEADS
 from . import vocabulary
 from .markersets import LANDMARKS, MarkerSet, get_markerset, normalize
@@ -487,7 +487,8 @@ def _notes(ignored: dict, welded: list, held: dict, marker_residuals: dict, uppe
         by_reason.setdefault(reason, []).append(label)
     notes = [f"Markers ignored ({reason}): {', '.join(labels)}" for reason, labels in by_reason.items()]
     if not upper:
-        notes.append("Lower-body marker set: head, arms and trunk are one segment (HAT) on the pelvis, "
+        on = "on" if HAT in held else "welded to"
+        notes.append(f"Lower-body marker set: head, arms and trunk are one segment (HAT) {on} the pelvis, "
                      "with de Leva's masses and inertia, placed upright from the pelvis")
     notes += [f"{w}: too few markers for its own frame; welded to its parent at its calibrated posture"
               for w in welded]

@@ -134,6 +134,8 @@ def test_a_hat_following_the_pelvis_explains_a_lower_body_walk_better_than_welde
                     for head in ("level", "welded"))
     assert held.model.metadata["calibration"].held == {"hat": "follow"}
     assert welded.model.segments[welded.model.index("hat")].joint == "weld"
+    assert any("(HAT) welded to the pelvis" in note for note in welded.model.metadata["calibration"].notes)
+    assert any("hat: no markers; follows the pelvis" in note for note in held.model.metadata["calibration"].notes)
     figures = [result.plate_comparison.summary() for result in (held, welded)]
     assert figures[0]["rmse_horizontal_bw_percent"] < 0.7 * figures[1]["rmse_horizontal_bw_percent"]
     assert figures[0]["rmse_vertical_bw_percent"] < figures[1]["rmse_vertical_bw_percent"]
