@@ -278,35 +278,18 @@ def bench_recaptured(out: Path) -> None:
     print()
 
 
-def lower_body_copy(file: str, folder: Path) -> Path:
-    """``file`` with only the markers of its pelvis and legs (as its full-body calibration assigns them), written
-    to ``folder`` with its plates beside it."""
-    import shutil
-
-    from mocap_dynamics.solver.io import load_trial
-    from mocap_dynamics.solver.io.trc import write_trc
-    from mocap_dynamics.solver.model import calibrate
-    trial = load_trial(SHARED / file)
-    legs = {m for s in calibrate(trial).segments if s.name.startswith(("pelvis", "thigh", "shank", "foot"))
-            for m in s.markers}
-    kept = [i for i, label in enumerate(trial.labels) if label in legs]
-    folder.mkdir(parents=True, exist_ok=True)
-    path = write_trc(replace(trial, labels=tuple(trial.labels[i] for i in kept), markers=trial.markers[:, kept],
-                             plates=(), plate_samples=None), folder / file)
-    shutil.copy(SHARED / file.replace(".trc", "_grf.mot"), folder / file.replace(".trc", "_grf.mot"))
-    return path
-
-
 def bench_lower_body(out: Path) -> None:
     """The trials with plates with their lower-body markers only: a Markdown table, HAT following the pelvis
     (default) against welded to it."""
     from mocap_dynamics.solver.pipeline import PipelineOptions, run
+    sys.path.insert(0, str(ROOT))
+    from tests.unit.test_model_partial_bodies import lower_body_copy
     print("   lower-body markers only (vertical RMSE % BW, r; horizontal RMSE % BW; COP cm; explained):")
     print("\n| trial | HAT following the pelvis (default) | HAT welded (`--head welded`) |\n|---|---|---|")
     for name, file, kind, static in TRIALS:
         if static is not None or not file.endswith(".trc") or not (SHARED / file).is_file():
             continue
-        path = lower_body_copy(file, out / "lower_body")
+        path = lower_body_copy(SHARED / file, out / "lower_body")
         cells = []
         for head in ("level", "welded"):
             result = run(path, PipelineOptions(until="contact", head=head))

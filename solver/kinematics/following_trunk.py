@@ -40,8 +40,8 @@ def following_joint(parent_rotation: np.ndarray, times: np.ndarray | None) -> np
     quats = quat_continuity(matrix_to_quat(parent_rotation[valid]))  # gaps bridged linearly, then filtered
     filled = np.array([np.interp(times, times[valid], quats[:, i]) for i in range(4)]).T
     rate = 1.0 / float(np.median(np.diff(times)))
-    b, a = butter2(min(FOLLOW_HZ, 0.4 * rate), rate)
-    slow = filtfilt(b, a, filled, pad_length(FOLLOW_HZ, rate, len(filled)))
+    cutoff = min(FOLLOW_HZ, 0.4 * rate)  # below Nyquist even for a few frames a second
+    slow = filtfilt(*butter2(cutoff, rate), filled, pad_length(cutoff, rate, len(filled)))
     slow /= np.linalg.norm(slow, axis=1, keepdims=True)
     with np.errstate(invalid="ignore"):
         joint = matrix_to_quat(np.swapaxes(parent_rotation, -1, -2) @ quat_to_matrix(slow))

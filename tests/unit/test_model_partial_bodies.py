@@ -36,6 +36,20 @@ def lower_body(label: str) -> bool:
     return not any(part in label for part in UPPER)
 
 
+def lower_body_copy(path: Path, folder: Path) -> Path:
+    """The trial at ``path`` with only the markers its full-body calibration puts on the pelvis and legs (any marker
+    set), written to ``folder`` with its plates' ``NAME_grf.mot`` linked beside it."""
+    trial = load_trial(path)
+    legs = {m for s in calibrate(trial).segments if s.name.startswith(("pelvis", "thigh", "shank", "foot"))
+            for m in s.markers}
+    folder.mkdir(parents=True, exist_ok=True)
+    copy = write_trc(keep(trial, lambda label: label in legs), folder / path.name)
+    plates = folder / f"{path.stem}_grf.mot"
+    if not plates.exists():
+        plates.symlink_to(path.with_name(f"{path.stem}_grf.mot"))
+    return copy
+
+
 def converged_rms(result) -> float:
     summary = convergence_summary(result.motion)
     assert summary.converged == summary.frames
@@ -148,12 +162,7 @@ def test_a_drop_jump_with_lower_body_markers_gets_its_mass_from_the_longest_run_
     """The video drop jump's pelvis and leg markers only: a 0.55 s run of full support on the plates gives 95.3 kg,
     one of 0.12 s at the trial's end 67.5; together they disagree by 7.8 %, and the longest gives the mass (the
     full-body trial's plates: 95.0 kg), not the assumed 70 kg."""
-    trial = load_trial(shared_data / "opencap_video_DJ4.trc")
-    legs = {m for s in calibrate(trial).segments if s.name.startswith(("pelvis", "thigh", "shank", "foot"))
-            for m in s.markers}
-    path = write_trc(keep(trial, lambda label: label in legs), tmp_path / "opencap_video_DJ4.trc")
-    (tmp_path / "opencap_video_DJ4_grf.mot").symlink_to(shared_data / "opencap_video_DJ4_grf.mot")
-    result = run(path, PipelineOptions(until="contact"))
+    result = run(lower_body_copy(shared_data / "opencap_video_DJ4.trc", tmp_path), PipelineOptions(until="contact"))
     assert result.model.names[1] == "hat"
     assert result.model.total_mass == pytest.approx(95.0, rel=0.01)
     assert "the longest of 2 runs" in result.model.mass_source
