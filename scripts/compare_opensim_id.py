@@ -201,7 +201,7 @@ def away_from_touchdowns(comparison, times: np.ndarray) -> np.ndarray:
 def compare(result, reference, mass: float, ik_file: Path) -> list[dict]:
     """Rows per side and joint component: r and RMSE [N·m/kg] of ours with the plates and from the motion
     alone against the reference (from the motion alone also where the plates see all, ``covered``, and there
-    away from touch-downs, ``settled``), and r of the joint angles (the axes check)."""
+    away from touch-downs, ``away``), and r of the joint angles (the axes check)."""
     from mocap_dynamics.solver.dynamics import joint_moments
     from mocap_dynamics.solver.io import read_table
     from mocap_dynamics.solver.kinematics import joint_angles
@@ -211,7 +211,7 @@ def compare(result, reference, mass: float, ik_file: Path) -> list[dict]:
                "motion_alone": result.contact.dynamics if result.contact is not None else None}
     moments = {key: joint_moments(d) for key, d in sources.items() if d is not None}
     seen = None if result.plate_comparison is None else plates_see_all(result.contact, result.plate_comparison)
-    settled = None if seen is None else seen & away_from_touchdowns(result.plate_comparison, result.contact.times)
+    away = None if seen is None else seen & away_from_touchdowns(result.plate_comparison, result.contact.times)
     rows = []
     for (joint, component), pattern in PAIRS:
         for side in "lr":
@@ -223,13 +223,12 @@ def compare(result, reference, mass: float, ik_file: Path) -> list[dict]:
                    "our_cutoff_hz": result.dynamics.options.get("cutoff_hz"),
                    "angle_r": _fit(angles.angle(f"{joint}_{side}", component), their_angle)[0]}
             for key, m in moments.items():
-                theirs = np.interp(m.times, reference.time, reference.column(f"{coordinate}_moment"))
-                row[f"{key}_r"], row[f"{key}_rmse"] = _fit(m.moment(f"{joint}_{side}", component) / mass,
-                                                           theirs / mass)
+                ours = m.moment(f"{joint}_{side}", component) / mass
+                theirs = np.interp(m.times, reference.time, reference.column(f"{coordinate}_moment")) / mass
+                row[f"{key}_r"], row[f"{key}_rmse"] = _fit(ours, theirs)
                 if key == "motion_alone" and seen is not None:
-                    ours = m.moment(f"{joint}_{side}", component) / mass
-                    row["covered_r"], row["covered_rmse"] = _fit(ours, theirs / mass, seen)
-                    row["settled_r"], row["settled_rmse"] = _fit(ours, theirs / mass, settled)
+                    row["covered_r"], row["covered_rmse"] = _fit(ours, theirs, seen)
+                    row["away_r"], row["away_rmse"] = _fit(ours, theirs, away)
             rows.append(row)
     return rows
 
@@ -241,15 +240,14 @@ def print_table(name: str, rows: list[dict], settings: str) -> None:
           "plates; 'covered': the frames in which every foot loaded stands on a plate and no "
           "other surface carries load (there the reference sees all the contact); 'away': those frames outside "
           "0.03 s before to 0.1 s after each touch-down on a plate")
-    keys = ("plates", "motion_alone", "covered", "settled")
+    labels = {"plates": "plates", "motion_alone": "motion alone", "covered": "motion alone, covered frames",
+              "away": "motion alone, covered frames away from touch-downs"}
     print(f"  {'joint':28s} {'angle r':>8s} {'plates r':>9s} {'RMSE':>6s} {'motion r':>9s} {'RMSE':>6s} "
           f"{'covered r':>10s} {'RMSE':>6s} {'away r':>7s} {'RMSE':>6s}")
     for row in rows:
         figures = " ".join(f"{row.get(f'{key}_r', np.nan):{width}.3f} {row.get(f'{key}_rmse', np.nan):6.3f}"
-                           for key, width in zip(keys, (9, 9, 10, 7)))
+                           for key, width in zip(labels, (9, 9, 10, 7)))
         print(f"  {row['joint']:28s} {row['angle_r']:8.3f} {figures}")
-    labels = {"plates": "plates", "motion_alone": "motion alone", "covered": "motion alone, covered frames",
-              "settled": "motion alone, covered frames away from touch-downs"}
     for key, label in labels.items():
         main = [row[f"{key}_r"] for row in rows if row["joint"].endswith(("_flexion", "_dorsiflexion"))
                 and f"{key}_r" in row]
