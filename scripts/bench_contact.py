@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -87,10 +88,11 @@ def machine() -> str:
     return f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
 
 
-def compile_times() -> dict[str, float]:
+def compile_times(repeat: int = 3) -> dict[str, str]:
     """Seconds the first estimate spends on contact's numba kernels in a fresh process: compiling them into
     a cache that holds only the reconstruction and dynamics kernels (a first run without contact put them
-    there), then loading them from it."""
+    there), best and median of ``repeat`` fresh copies of that cache (a shared host's speed drifts by half from
+    one minute to the next); then loading them from it."""
     scripts = str(ROOT / "scripts")
 
     def probe(what: str | None, cache: str) -> float:
@@ -100,11 +102,18 @@ def compile_times() -> dict[str, float]:
         return float(result.stdout.split()[-1])
 
     out = {}
-    with tempfile.TemporaryDirectory() as cache:
-        probe(None, cache)
+    with tempfile.TemporaryDirectory() as folder:
+        warmed = Path(folder) / "warmed"
+        probe(None, str(warmed))
         for what in ("per_frame", "spring"):
-            out[f"{what} contact, compile, empty cache"] = probe(what, cache)
-            out[f"{what} contact, load from the on-disk cache"] = probe(what, cache)
+            seconds = []
+            for copy in range(repeat):
+                cache = Path(folder) / f"{what}{copy}"
+                shutil.copytree(warmed, cache)
+                seconds.append(probe(what, str(cache)))
+            out[f"{what} contact, compile, empty cache"] = \
+                f"{min(seconds):.2f} s best, {np.median(seconds):.2f} s median of {repeat}"
+            out[f"{what} contact, load from the on-disk cache"] = f"{probe(what, str(cache)):.2f} s"
     return out
 
 
@@ -327,7 +336,7 @@ def main() -> None:
     print(f"== Contact from motion alone ({machine()}, load average {os.getloadavg()[0]:.1f})")
     if not args.no_compile:
         for label, seconds in compile_times().items():
-            print(f"   numba kernels of the {label}: {seconds:.2f} s")
+            print(f"   numba kernels of the {label}: {seconds}")
     if not SHARED.is_dir():
         print("   real trials: skipped (../shared/data is absent)")
         return

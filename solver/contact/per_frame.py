@@ -128,7 +128,7 @@ import numpy as np
 from numba import njit
 
 from ..errors import SolverError
-from ..kernels import cholesky_factor, cholesky_substitute, inlined
+from ..kernels import cholesky_factor, cholesky_substitute, inlined, small
 from .model import ContactConstants, SurfaceArrays
 
 #: An NNLS iteration stops adding a cone edge whose gradient is below this (problems scaled to body weight).
@@ -165,7 +165,7 @@ class PerFrameOptions:
                                   "e.g. friction=0.8, regularisation=1e-3")
 
 
-@njit(cache=True)
+@small
 def _gram_update(gram, columns, a, weight):
     """``gram += weight c_a c_aᵀ`` (lower triangle) for column ``a``: an edge joins (``1/penalty``) or leaves
     (``-1/penalty``) the free set."""
@@ -198,7 +198,7 @@ def _free_solve(columns, penalty, linear, passive, b, gram, lower, y, z, shifted
             z[a] /= penalty[a]
 
 
-@njit(cache=True)
+@small
 def _feasible_free_set(columns, penalty, linear, passive, b, x, gram, lower, y, z, shifted):
     """Lawson & Hanson's inner loop: from the feasible ``x``, step towards the free-set solution ``z``, dropping
     the edges that reach zero, until every free edge is positive; then ``x = z``. A free edge still at zero whose
@@ -230,14 +230,19 @@ def _feasible_free_set(columns, penalty, linear, passive, b, x, gram, lower, y, 
 
 
 @njit(cache=True, inline='always')
-def nnls_tikhonov(columns, penalty, b, passive, x, linear):
+def nnls_tikhonov(columns, penalty, b, passive, x, linear, work):
     """``argmin_{x >= 0} |b - M x|² + Σ_a (penalty_a x_a² - 2 linear_a x_a)`` for ``M = columns`` (m, n)
     (Lawson & Hanson's active-set NNLS, the free-set solve by ``_free_solve``). ``passive`` (n,) is the starting
-    guess of the free set (e.g. the previous frame's), overwritten with the final one; the result goes to ``x``."""
+    guess of the free set (e.g. the previous frame's), overwritten with the final one; the result goes to ``x``.
+    ``work`` is scratch of at least ``nnls_work_size(m, n)`` floats (``Scratch``)."""
     n, m = len(penalty), len(b)
-    gram, lower = np.zeros((m, m)), np.empty((m, m))
-    y, z, residual, shifted = np.empty(m), np.empty(n), np.empty(m), np.empty(m)
+    mm = m * m
+    gram, lower = work[:mm].reshape((m, m)), work[mm:2 * mm].reshape((m, m))
+    y, residual, shifted, z = work[2 * mm:2 * mm + m], work[2 * mm + m:2 * mm + 2 * m], \
+        work[2 * mm + 2 * m:2 * mm + 3 * m], work[2 * mm + 3 * m:2 * mm + 3 * m + n]
     for i in range(m):
+        for j in range(i):
+            gram[i, j] = 0.0
         gram[i, i] = 1.0
     for a in range(n):
         if passive[a]:
@@ -262,6 +267,11 @@ def nnls_tikhonov(columns, penalty, b, passive, x, linear):
         passive[j] = True
         _gram_update(gram, columns, j, 1.0 / penalty[j])
         _feasible_free_set(columns, penalty, linear, passive, b, x, gram, lower, y, z, shifted)
+
+
+def nnls_work_size(m: int, n: int) -> int:
+    """The scratch ``nnls_tikhonov`` needs for ``m`` rows and ``n`` columns."""
+    return 2 * m * m + 3 * m + n
 
 
 class JointLoads(NamedTuple):
@@ -319,30 +329,27 @@ def sliding_factor(velocities: np.ndarray, normals: np.ndarray, speed: float) ->
     return np.exp(-np.nan_to_num(np.sum(tangential ** 2, axis=-1), nan=0.0) / speed ** 2)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, no_cfunc_wrapper=True)  # called from Python only: no C callback
 def _solve_frames(wrench, arms, activation, face, edges, slant, rows, regularisation, min_activation, toward, gain,
-                  joint_torque, joint_arms, carries, effort, smoothing, follows):
+                  joint_torque, joint_arms, carries, effort, smoothing, follows,
+                  forces, columns, floats, flags, indices):
     """Point forces (T, K, 3) per unit body weight: each frame's (*) on its active points, in order, each
     frame starting from the free edges of the one before. ``wrench`` (T, 6) root wrench per body weight,
     ``arms`` (T, K, 3) points relative to the root origin, ``edges`` (F, 4, 3) each face's cone edges;
     ``joint_torque`` (T, J, 3) the joints' torques without contact per body weight, ``joint_arms`` (T, J, 3)
     their centres relative to the root origin, ``carries`` (K, J) whether joint ``j`` carries point ``k``'s
     force (the point is on a segment distal to it), ``effort`` (T,) the weight of (**), ``smoothing`` the weight
-    ``s`` of the smoothing prior per frame and ``follows`` (T,) whether frame ``t`` follows ``t - 1``."""
+    ``s`` of the smoothing prior per frame and ``follows`` (T,) whether frame ``t`` follows ``t - 1``; the
+    rest is ``Scratch``, the forces going to its ``forces``."""
     n_frames, n_points = activation.shape
-    n_joints = joint_torque.shape[1]
-    forces = np.full((n_frames, n_points, 3), np.nan)
-    was_free = np.zeros((n_points, 4), dtype=np.bool_)
-    active = np.empty(n_points, dtype=np.int64)
-    loaded = np.empty(n_joints, dtype=np.int64)
-    columns = np.zeros((6 + 3 * n_joints, 4 * n_points))
-    penalty = np.empty(4 * n_points)
-    passive = np.empty(4 * n_points, dtype=np.bool_)
-    c = np.empty(4 * n_points)
-    linear = np.zeros(4 * n_points)
-    before = np.zeros((n_points, 4))
+    n_joints, n = joint_torque.shape[1], 4 * n_points
+    penalty, c, linear, before = floats[:n], floats[n:2 * n], floats[2 * n:3 * n], floats[3 * n:4 * n]
+    b, nnls_work = floats[4 * n:4 * n + 6 + 3 * n_joints], floats[4 * n + 6 + 3 * n_joints:]
+    was_free, passive = flags[:n], flags[n:]
+    active, loaded = indices[:n_points], indices[n_points:]
+    was_free[:] = False
+    before[:] = 0.0
     settled = False  # the frame before was solved: the smoothing prior (***) ties this one to it
-    b = np.empty(6 + 3 * n_joints)
     for t in range(n_frames):
         weight = np.sqrt(effort[t])
         finite = True
@@ -356,7 +363,7 @@ def _solve_frames(wrench, arms, activation, face, edges, slant, rows, regularisa
                 active[n // 4] = k
                 n += 4
         if not finite:
-            was_free[:, :] = False
+            was_free[:] = False
             settled = False
             continue
         prior = smoothing if follows[t] and settled else 0.0
@@ -393,22 +400,42 @@ def _solve_frames(wrench, arms, activation, face, edges, slant, rows, regularisa
                     + slant[face[t, k], e, 2] * toward[t, k, 2]
                 reach = np.sqrt(toward[t, k, 0] ** 2 + toward[t, k, 1] ** 2 + toward[t, k, 2] ** 2)
                 penalty[a] = regularisation * (1.0 + gain * (reach - aligned)) / activation[t, k] + prior
-                linear[a] = prior * before[k, e]
-                passive[a] = was_free[k, e]
-        nnls_tikhonov(columns[:m, :n], penalty[:n], b[:m], passive[:n], c[:n], linear[:n])
+                linear[a] = prior * before[4 * k + e]
+                passive[a] = was_free[4 * k + e]
+        nnls_tikhonov(columns[:m, :n], penalty[:n], b[:m], passive[:n], c[:n], linear[:n], nnls_work)
         settled = True
-        was_free[:, :] = False
+        was_free[:] = False
+        before[:] = 0.0
         for k in range(n_points):
             forces[t, k, 0], forces[t, k, 1], forces[t, k, 2] = 0.0, 0.0, 0.0
-            before[k, 0] = before[k, 1] = before[k, 2] = before[k, 3] = 0.0
         for p in range(n // 4):
             k = active[p]
             for e in range(4):
-                was_free[k, e] = passive[4 * p + e]
-                before[k, e] = c[4 * p + e]
+                was_free[4 * k + e] = passive[4 * p + e]
+                before[4 * k + e] = c[4 * p + e]
                 for i in range(3):
                     forces[t, k, i] += c[4 * p + e] * edges[face[t, k], e, i]
-    return forces
+
+
+class Scratch(NamedTuple):
+    """``_solve_frames``' output and working memory, allocated here rather than in the kernel (numba would compile
+    numpy's allocators for it: half a second of the first run's compile): ``forces`` (T, K, 3), NaN until solved;
+    the ``columns`` of (*) (6 + 3J, 4K); the ``floats`` (each edge's penalty, solution, prior and the right-hand
+    side, then ``nnls_tikhonov``'s), the ``flags`` (the edges free in the frame before and now) and the
+    ``indices`` (the active points, the loaded joints)."""
+
+    forces: np.ndarray
+    columns: np.ndarray
+    floats: np.ndarray
+    flags: np.ndarray
+    indices: np.ndarray
+
+    @classmethod
+    def allocate(cls, n_frames: int, n_points: int, n_joints: int) -> "Scratch":
+        m, n = 6 + 3 * n_joints, 4 * n_points
+        return cls(np.full((n_frames, n_points, 3), np.nan), np.zeros((m, n)),
+                   np.empty(4 * n + m + nnls_work_size(m, n)), np.empty(2 * n, dtype=np.bool_),
+                   np.empty(n_points + n_joints, dtype=np.int64))
 
 
 def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.ndarray, surfaces, weight: float,
@@ -454,7 +481,8 @@ def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.n
     rate = 1.0 / step.min() if len(step) and step.min() > 0 else 0.0
     follows = np.r_[False, step < 1.5 / rate] if rate > 0 else np.zeros(len(points), dtype=np.bool_)
     forces = np.zeros_like(points)
-    forces[:, reach] = weight * _solve_frames(
+    scratch = Scratch.allocate(len(points), len(reach), joints.torque.shape[1])
+    _solve_frames(
         np.ascontiguousarray(residual, dtype=float) / weight, np.ascontiguousarray(near - root_origin[:, None]),
         np.nan_to_num(activation), near_face, edges, slant, rows, float(options.regularisation),
         float(options.min_activation), toward, float(options.toward_centre_of_mass),
@@ -463,7 +491,8 @@ def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.n
         np.ascontiguousarray(joints.carries[reach], dtype=np.bool_),
         options.effort + (options.seated_effort - options.effort) * seated(
             activation, None if padding is None else np.asarray(padding)[reach]),
-        float(options.smoothing * rate), follows)
+        float(options.smoothing * rate), follows, *scratch)
+    forces[:, reach] = weight * scratch.forces
     forces[~posed] = np.nan
     by_surface = np.zeros((len(arrays.first_face) - 1,) + points.shape)
     t, k = np.indices(surface.shape)

@@ -10,7 +10,7 @@ import pytest
 from scipy.optimize import nnls
 
 from mocap_dynamics.solver.contact import PerFrameOptions, compare_with_plates, estimate_contact
-from mocap_dynamics.solver.contact.per_frame import nnls_tikhonov
+from mocap_dynamics.solver.contact.per_frame import nnls_tikhonov, nnls_work_size
 from mocap_dynamics.solver.dynamics import inverse_dynamics
 from mocap_dynamics.solver.errors import SolverError
 from tests.unit.test_contact_real import with_plates
@@ -32,7 +32,7 @@ def test_nnls_matches_scipy(smoothing):
         expected, _ = nnls(np.vstack([m, np.diag(np.sqrt(penalty))]), np.concatenate([b, linear / np.sqrt(penalty)]))
         passive = rng.random(columns) < (0.5 if case % 2 else 0.0)  # a guessed free set, or none
         x = np.empty(columns)
-        nnls_tikhonov(m, penalty, b, passive, x, linear)
+        nnls_tikhonov(m, penalty, b, passive, x, linear, np.empty(nnls_work_size(6, columns)))
         np.testing.assert_allclose(x, expected, atol=1e-9 * max(1.0, expected.max()))
         np.testing.assert_array_equal(passive, x > 0)
 
