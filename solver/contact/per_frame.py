@@ -342,10 +342,13 @@ def _solve_frames(wrench, arms, activation, face, edges, slant, rows, regularisa
     ``s`` of the smoothing prior per frame and ``follows`` (T,) whether frame ``t`` follows ``t - 1``; the
     rest is ``Scratch``, the forces going to its ``forces``."""
     n_frames, n_points = activation.shape
-    n_joints, n = joint_torque.shape[1], 4 * n_points
-    penalty, c, linear, before = floats[:n], floats[n:2 * n], floats[2 * n:3 * n], floats[3 * n:4 * n]
-    b, nnls_work = floats[4 * n:4 * n + 6 + 3 * n_joints], floats[4 * n + 6 + 3 * n_joints:]
-    was_free, passive = flags[:n], flags[n:]
+    n_joints, n_edges = joint_torque.shape[1], 4 * n_points
+    # per cone edge: this frame's penalty, solution, linear term (***) and free flag at 4 p + e (p-th active
+    # point), the frame before's solution and free flag at 4 k + e (point k)
+    penalty, c, linear = floats[:n_edges], floats[n_edges:2 * n_edges], floats[2 * n_edges:3 * n_edges]
+    before, rest = floats[3 * n_edges:4 * n_edges], floats[4 * n_edges:]
+    b, nnls_work = rest[:6 + 3 * n_joints], rest[6 + 3 * n_joints:]
+    was_free, passive = flags[:n_edges], flags[n_edges:]
     active, loaded = indices[:n_points], indices[n_points:]
     was_free[:] = False
     before[:] = 0.0
