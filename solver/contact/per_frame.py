@@ -21,18 +21,10 @@ to it (a pyramid inside the friction cone, so every force pushes and
 sigmoid: the Tikhonov term makes a point far from the surface (small
 ``h_k``) expensive to load and shares the load evenly among points equally
 close to it. (*) is a non-negative least squares problem per frame, solved exactly by
-Lawson and Hanson's active-set method. Its unconstrained solve on the free
-edges ``P`` reduces to 6×6: with the weighted columns ``M`` (6, n), the
-scaled wrench ``b`` and the diagonal ``D`` of the Tikhonov term,
-``(M_Pᵀ M_P + D_P) z = M_Pᵀ b`` is solved by the push-through identity as
-``z = D_P⁻¹ M_Pᵀ y`` with ``(I + M_P D_P⁻¹ M_Pᵀ) y = b``, so an iteration
-costs O(6² |P|) however many points touch. Each frame starts from the edges
+Lawson and Hanson's active-set method (``nnls``: an iteration costs O(6² |P|) on the
+free edges ``P`` however many points touch). Each frame starts from the edges
 that were free in the frame before (consecutive frames share their contact
-set), less those its solution does not push (``_feasible_free_set``: Lawson
-and Hanson's inner loop, stepping from ``x = 0``, would drop the whole guess
-at the first such edge and add the edges back one at a time, 23 additions per
-seated frame of sit-to-stand; the same forces to 1e-12 N, three times
-faster). The frames go in order on one thread (numba), which is fast enough and
+set). The frames go in order on one thread (numba), which is fast enough and
 compiles in a fraction of a parallel kernel's time. The activations and the
 cone edges are computed beforehand for all frames at once (numpy), so the
 kernel only assembles and solves.
@@ -102,12 +94,10 @@ dynamics with the plates on six real trials (README):
   the load's passage from the feet to the seat, whose share the root torque pins only weakly (vertical RMSE
   9.1 -> 9.3 % BW, 7.4 -> 7.8 with the static trial; at 3 ms 9.6 and 8.2 for moments better by 0.002-0.006
   only). The first frame, and the first after a gap, have no prior. Written as a linear term,
-  ``Σ_a (p_a + s) c_a² - 2 s c_a⁻ c_a``, the free-set solve below becomes
-  ``(I + M_P D_P⁻¹ M_Pᵀ) y = b - M_P D_P⁻¹ g_P``, ``z = D_P⁻¹ (M_Pᵀ y + g_P)`` with ``g = s c⁻``.
+  ``Σ_a (p_a + s) c_a² - 2 s c_a⁻ c_a``, it is the linear term ``g = s c⁻`` of ``nnls``.
 
-With effort rows the free-set solve is ``(I + M_P D_P⁻¹ M_Pᵀ) y = b`` with
-``6 + 3J`` rows, ``J`` the joints carrying an active point in the frame
-(six for two feet).
+With effort rows the free-set solve has ``6 + 3J`` rows, ``J`` the joints
+carrying an active point in the frame (six for two feet).
 
 Choices (each a field of ``PerFrameOptions``): ``friction`` μ = 0.8 (shoe on
 a lab floor; walking needs about 0.2-0.3), ``regularisation`` λ = 1e-3 (a
@@ -128,11 +118,9 @@ import numpy as np
 from numba import njit
 
 from ..errors import SolverError
-from ..kernels import cholesky_factor, cholesky_substitute, inlined, small
 from .model import ContactConstants, SurfaceArrays
+from .nnls import nnls_tikhonov, nnls_work_size
 
-#: An NNLS iteration stops adding a cone edge whose gradient is below this (problems scaled to body weight).
-NNLS_TOLERANCE = 1e-12
 #: A face whose normal's vertical component is below this is an underside (of a box, a seat) and pushes no point:
 #: a point sunk into a slab nearer its underside than its top (a heel 3 cm into a 5 cm box top as it rolls off
 #: the edge) is pushed out through the top or a side, not pulled down through the slab.
@@ -163,115 +151,6 @@ class PerFrameOptions:
             if not (isinstance(value, (int, float)) and (value > 0 or may_be_off and value == 0)):
                 raise SolverError(f"Per-frame contact option {name} = {value!r} is not a positive number",
                                   "e.g. friction=0.8, regularisation=1e-3")
-
-
-@small
-def _gram_update(gram, columns, a, weight):
-    """``gram += weight c_a c_aᵀ`` (lower triangle) for column ``a``: an edge joins (``1/penalty``) or leaves
-    (``-1/penalty``) the free set."""
-    for i in range(gram.shape[0]):
-        if columns[i, a] != 0.0:
-            for j in range(i + 1):
-                gram[i, j] += weight * columns[i, a] * columns[j, a]
-
-
-@inlined
-def _free_solve(columns, penalty, linear, passive, b, gram, lower, y, z, shifted):
-    """``z`` on the free edges: ``(M_Pᵀ M_P + D_P) z = M_Pᵀ b + g_P`` by the push-through identity (docstring),
-    ``(I + M_P D_P⁻¹ M_Pᵀ) y = b - M_P D_P⁻¹ g_P`` and ``z = D_P⁻¹ (M_Pᵀ y + g_P)``, with
-    ``gram = I + M_P D_P⁻¹ M_Pᵀ`` kept up to date as edges join and leave the free set."""
-    cholesky_factor(gram, lower)
-    for i in range(len(b)):
-        shifted[i] = b[i]
-    for a in range(len(penalty)):
-        if passive[a] and linear[a] != 0.0:
-            ratio = linear[a] / penalty[a]
-            for i in range(len(b)):
-                shifted[i] -= columns[i, a] * ratio
-    cholesky_substitute(lower, shifted, y)
-    for a in range(len(penalty)):
-        z[a] = 0.0
-        if passive[a]:
-            z[a] = linear[a]
-            for i in range(len(b)):
-                z[a] += columns[i, a] * y[i]
-            z[a] /= penalty[a]
-
-
-@small
-def _feasible_free_set(columns, penalty, linear, passive, b, x, gram, lower, y, z, shifted):
-    """Lawson & Hanson's inner loop: from the feasible ``x``, step towards the free-set solution ``z``, dropping
-    the edges that reach zero, until every free edge is positive; then ``x = z``. A free edge still at zero whose
-    solution is not positive leaves without a step: from ``x = 0`` a guessed free set (a warm start) would
-    otherwise be dropped whole at its first such edge."""
-    n = len(penalty)
-    for _ in range(n + 1):
-        _free_solve(columns, penalty, linear, passive, b, gram, lower, y, z, shifted)
-        step, left = 1.0, False
-        for a in range(n):
-            if passive[a] and z[a] <= 0.0:
-                if x[a] > 0.0:
-                    step = min(step, x[a] / (x[a] - z[a]))
-                else:
-                    passive[a], left = False, True
-                    _gram_update(gram, columns, a, -1.0 / penalty[a])
-        if left:
-            continue
-        if step == 1.0:
-            break
-        for a in range(n):
-            if passive[a]:
-                x[a] += step * (z[a] - x[a])
-                if x[a] <= NNLS_TOLERANCE:
-                    x[a], passive[a] = 0.0, False
-                    _gram_update(gram, columns, a, -1.0 / penalty[a])
-    for a in range(n):
-        x[a] = z[a] if passive[a] else 0.0
-
-
-@njit(cache=True, inline='always')
-def nnls_tikhonov(columns, penalty, b, passive, x, linear, work):
-    """``argmin_{x >= 0} |b - M x|² + Σ_a (penalty_a x_a² - 2 linear_a x_a)`` for ``M = columns`` (m, n)
-    (Lawson & Hanson's active-set NNLS, the free-set solve by ``_free_solve``). ``passive`` (n,) is the starting
-    guess of the free set (e.g. the previous frame's), overwritten with the final one; the result goes to ``x``.
-    ``work`` is scratch of at least ``nnls_work_size(m, n)`` floats (``Scratch``)."""
-    n, m = len(penalty), len(b)
-    mm = m * m
-    gram, lower = work[:mm].reshape((m, m)), work[mm:2 * mm].reshape((m, m))
-    y, residual, shifted, z = work[2 * mm:2 * mm + m], work[2 * mm + m:2 * mm + 2 * m], \
-        work[2 * mm + 2 * m:2 * mm + 3 * m], work[2 * mm + 3 * m:2 * mm + 3 * m + n]
-    for i in range(m):
-        for j in range(i):
-            gram[i, j] = 0.0
-        gram[i, i] = 1.0
-    for a in range(n):
-        if passive[a]:
-            _gram_update(gram, columns, a, 1.0 / penalty[a])
-    x[:] = 0.0
-    _feasible_free_set(columns, penalty, linear, passive, b, x, gram, lower, y, z, shifted)
-    for _ in range(3 * n):  # free the edge that most lowers the objective, then restore feasibility
-        for i in range(m):
-            residual[i] = b[i]
-            for a in range(n):
-                residual[i] -= columns[i, a] * x[a]
-        best, j = NNLS_TOLERANCE, n  # n: none
-        for a in range(n):
-            if not passive[a]:
-                gradient = linear[a] - penalty[a] * x[a]
-                for i in range(m):
-                    gradient += columns[i, a] * residual[i]
-                if gradient > best:
-                    best, j = gradient, a
-        if j == n:
-            break
-        passive[j] = True
-        _gram_update(gram, columns, j, 1.0 / penalty[j])
-        _feasible_free_set(columns, penalty, linear, passive, b, x, gram, lower, y, z, shifted)
-
-
-def nnls_work_size(m: int, n: int) -> int:
-    """The scratch ``nnls_tikhonov`` needs for ``m`` rows and ``n`` columns."""
-    return 2 * m * m + 3 * m + n
 
 
 class JointLoads(NamedTuple):
@@ -423,9 +302,9 @@ def _solve_frames(wrench, arms, activation, face, edges, slant, rows, regularisa
 class Scratch(NamedTuple):
     """``_solve_frames``' output and working memory, allocated here rather than in the kernel (numba would compile
     numpy's allocators for it: half a second of the first run's compile): ``forces`` (T, K, 3), NaN until solved;
-    the ``columns`` of (*) (6 + 3J, 4K); the ``floats`` (each edge's penalty, solution, prior and the right-hand
-    side, then ``nnls_tikhonov``'s), the ``flags`` (the edges free in the frame before and now) and the
-    ``indices`` (the active points, the loaded joints)."""
+    the ``columns`` of (*) (6 + 3J, 4K); the ``floats`` (each edge's penalty, solution, linear term and solution in
+    the frame before, the right-hand side, then ``nnls_tikhonov``'s), the ``flags`` (the edges free in the frame
+    before and now) and the ``indices`` (the active points, the loaded joints)."""
 
     forces: np.ndarray
     columns: np.ndarray

@@ -10,7 +10,7 @@ import pytest
 from scipy.optimize import nnls
 
 from mocap_dynamics.solver.contact import PerFrameOptions, compare_with_plates, estimate_contact
-from mocap_dynamics.solver.contact.per_frame import nnls_tikhonov, nnls_work_size
+from mocap_dynamics.solver.contact.nnls import nnls_tikhonov, nnls_work_size
 from mocap_dynamics.solver.dynamics import inverse_dynamics
 from mocap_dynamics.solver.errors import SolverError
 from tests.unit.test_contact_real import with_plates
