@@ -6,8 +6,9 @@
 prints, per trial and joint, r and RMSE [N·m/kg] of our moments with the plates and from the motion alone
 against the reference, and the mean r over hip, knee and ankle flexion: over the whole trial, over the frames
 in which the plates see all the contact ('covered') and over those away from touch-downs (outside 0.03 s
-before to 0.1 s after each plate's onset: the impact, whose peak neither side's coordinates follow);
-``--out`` keeps every file.
+before to 0.1 s after each plate's onset: the impact, whose peak neither side's coordinates follow), and
+the moment about the plates' centre of pressure that each model's motion needs and the plates do not give
+(``unbalanced_moment``: ours and OpenSim's, from the same markers and plates); ``--out`` keeps every file.
 
 For each trial ``NAME.trc`` the folder must hold ``NAME_opensim_ik.mot`` (OpenSim IK coordinates),
 ``NAME_grf.mot`` (the plates) and ``SUBJECT_opensim_model.osim`` (``SUBJECT`` a prefix of ``NAME``); a
@@ -59,6 +60,9 @@ PAIRS = ((("hip", "flexion"), "hip_flexion_{s}"), (("knee", "flexion"), "knee_an
          (("ankle", "dorsiflexion"), "ankle_angle_{s}"), (("hip", "adduction"), "hip_adduction_{s}"),
          (("hip", "internal_rotation"), "hip_rotation_{s}"))
 FEET = ("calcn_l", "calcn_r")
+#: The OpenSim bodies whose origins the comparison needs: the feet's ends (``plate_loads``) and the pelvis, the
+#: point about which OpenSim reports its residuals (``unbalanced_moment``).
+BODIES = FEET + ("toes_l", "toes_r", "pelvis")
 
 
 def reference_files(trial: Path) -> tuple[Path, Path, Path]:
@@ -73,8 +77,8 @@ def reference_files(trial: Path) -> tuple[Path, Path, Path]:
     return models[-1], ik, grf
 
 
-def foot_centres(model_file: Path, ik_file: Path) -> tuple[np.ndarray, np.ndarray]:
-    """IK times and the midpoints (T, 2, 3) of calcaneus and toes origins of each foot (``FEET``), Y up."""
+def body_origins(model_file: Path, ik_file: Path, bodies: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """IK times and the origins (T, B, 3) of ``bodies`` of the OpenSim model at its IK coordinates, Y up."""
     import opensim as osim
     model = osim.Model(str(model_file))
     state = model.initSystem()
@@ -85,17 +89,15 @@ def foot_centres(model_file: Path, ik_file: Path) -> tuple[np.ndarray, np.ndarra
     coordinates = model.getCoordinateSet()
     names = [n for n in labels if coordinates.contains(n)]
     rotational = {n: coordinates.get(n).getMotionType() == 1 for n in names}  # 1: rotational
-    centres = np.empty((len(times), 2, 3))
+    origins = np.empty((len(times), len(bodies), 3))
     for t in range(len(times)):
         for n in names:
             value = data[t, labels.index(n)]
             coordinates.get(n).setValue(state, np.radians(value) if in_degrees and rotational[n] else value, False)
         model.realizePosition(state)
-        for f, foot in enumerate(FEET):
-            heel = model.getBodySet().get(foot).getPositionInGround(state).to_numpy()
-            toes = model.getBodySet().get(foot.replace("calcn", "toes")).getPositionInGround(state).to_numpy()
-            centres[t, f] = (heel + toes) / 2
-    return times, centres
+        for b, body in enumerate(bodies):
+            origins[t, b] = model.getBodySet().get(body).getPositionInGround(state).to_numpy()
+    return times, origins
 
 
 def plate_loads(grf_file: Path, ik_times: np.ndarray, centres: np.ndarray, cutoff: float | None = None):
@@ -136,15 +138,17 @@ def filtered_loads(external, rate: float, cutoff: float):
 
 
 def opensim_reference(trial: Path, cutoff: float, folder: Path, filter_plates: bool = False):
-    """OpenSim's inverse dynamics of ``trial`` (module docstring): its output table and the model's mass;
-    ``filter_plates``: the plates low-passed at ``cutoff`` too (``filtered_loads``)."""
+    """OpenSim's inverse dynamics of ``trial`` (module docstring): its output table, the model's mass, the IK
+    file, and the IK times with the pelvis origin (T, 3) there, Y up; ``filter_plates``: the plates low-passed
+    at ``cutoff`` too (``filtered_loads``)."""
     import opensim as osim
     from mocap_dynamics.solver.io import read_table, write_table
     from mocap_dynamics.solver.io.atomic import write_text
     from mocap_dynamics.solver.opensim.loads import external_loads_xml, loads_table
     osim.Logger.removeFileSink()  # no opensim.log in the working folder
     model_file, ik_file, grf_file = reference_files(trial)
-    ik_times, centres = foot_centres(model_file, ik_file)
+    ik_times, origins = body_origins(model_file, ik_file, BODIES)
+    centres = (origins[:, :2] + origins[:, 2:4]) / 2
     times, external = plate_loads(grf_file, ik_times, centres, cutoff if filter_plates else None)
     table, bodies = loads_table(FEET, times, external)
     write_table(table, folder / "reference_grf.mot")
@@ -169,7 +173,8 @@ def opensim_reference(trial: Path, cutoff: float, folder: Path, filter_plates: b
     finally:
         os.chdir(here)
     model = osim.Model(str(model_file))
-    return read_table(folder / "reference_id.sto"), model.getTotalMass(model.initSystem()), ik_file
+    return (read_table(folder / "reference_id.sto"), model.getTotalMass(model.initSystem()), ik_file,
+            (ik_times, origins[:, 4]))
 
 
 def _fit(ours: np.ndarray, theirs: np.ndarray, frames: np.ndarray | None = None) -> tuple[float, float]:
@@ -196,6 +201,54 @@ def away_from_touchdowns(comparison, times: np.ndarray) -> np.ndarray:
     for onset in (event.measured_onset for event in comparison.events if np.isfinite(event.measured_onset)):
         away &= ~((times >= onset - BEFORE) & (times <= onset + AFTER))
     return away
+
+
+def unbalanced_moment(dynamics, grf_file: Path, reference, pelvis: tuple[np.ndarray, np.ndarray]):
+    """The moment [N·m] about the lab's lateral axis (OpenSim's Z, our -Y) through the plates' combined centre of
+    pressure that each model's motion needs beyond the plates' loads: zero for a model whose masses and motion
+    are the body's. Ours: the root residual with the plates (``dynamics``), moved from the root origin to that
+    point; OpenSim's: its pelvis residuals (``pelvis_tilt_moment``, about the ground's Z through the pelvis
+    origin, and the ``pelvis_t*`` forces, in ground axes) moved there. Both (T,) on ``dynamics.times``, in our
+    axes (about +Y); NaN where the plates carry under a tenth of the body weight (no centre of pressure).
+    Where this is large the joint moments from the motion alone, whose contact must carry it, part from the
+    reference's, whose pelvis keeps it."""
+    from mocap_dynamics.solver.io import read_grf_mot
+    from mocap_dynamics.solver.io.conventions import to_z_up
+    plates = read_grf_mot(grf_file)
+    plate_times = plates[0].start_time + np.arange(len(plates[0].force)) / plates[0].rate
+    force = sum(np.nan_to_num(p.force) for p in plates)
+    moment = sum(np.nan_to_num(np.cross(p.cop, p.force) + p.free_moment) for p in plates)
+    height = np.nanmean(np.concatenate([p.cop[:, 2] for p in plates]))
+    loaded = force[:, 2] > 0.1 * dynamics.model.total_mass * np.linalg.norm(dynamics.gravity)  # else ill-defined
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cop = np.stack([(height * force[:, 0] - moment[:, 1]) / force[:, 2],
+                        (height * force[:, 1] + moment[:, 0]) / force[:, 2], np.full(len(force), height)], -1)
+    cop[~loaded] = np.nan
+    on = lambda times, x: np.stack([np.interp(dynamics.times, times, x[:, i]) for i in range(3)], -1)  # noqa: E731
+    point = on(plate_times, cop)
+    ours = dynamics.root_wrench[:, 3:] + np.cross(dynamics.q[:, :3] - point, dynamics.root_wrench[:, :3])
+    residual_force = on(reference.time, to_z_up(np.stack(
+        [reference.column(f"pelvis_t{axis}_force") for axis in "xyz"], -1), "Y"))
+    origin = on(pelvis[0], to_z_up(pelvis[1], "Y"))
+    tilt = np.interp(dynamics.times, reference.time, reference.column("pelvis_tilt_moment"))
+    theirs = -tilt + np.cross(origin - point, residual_force)[:, 1]
+    return ours[:, 1], theirs
+
+
+def balance(result, grf_file: Path, reference, pelvis, mass: float) -> dict:
+    """Mean and RMS [N·m/kg] of each side's ``unbalanced_moment`` where the plates see all away from
+    touch-downs, and their r. (At a landing's impact, 6 Hz coordinates leave the reference tens of N·m/kg.)"""
+    if result.dynamics_with_plates is None or result.plate_comparison is None:
+        return {}
+    ours, theirs = unbalanced_moment(result.dynamics_with_plates, grf_file, reference, pelvis)
+    seen = plates_see_all(result.contact, result.plate_comparison)
+    seen &= away_from_touchdowns(result.plate_comparison, result.contact.times)
+    keep = np.isfinite(ours) & np.isfinite(theirs) & np.interp(
+        result.dynamics_with_plates.times, result.contact.times, seen.astype(float)).astype(bool)
+    ours, theirs = ours[keep] / mass, theirs[keep] / mass
+    return {"ours_mean": float(ours.mean()), "ours_rms": float(np.sqrt(np.mean(ours ** 2))),
+            "opensim_mean": float(theirs.mean()), "opensim_rms": float(np.sqrt(np.mean(theirs ** 2))),
+            "r": float(np.corrcoef(ours, theirs)[0, 1])}
 
 
 def compare(result, reference, mass: float, ik_file: Path) -> list[dict]:
@@ -233,7 +286,7 @@ def compare(result, reference, mass: float, ik_file: Path) -> list[dict]:
     return rows
 
 
-def print_table(name: str, rows: list[dict], settings: str) -> None:
+def print_table(name: str, rows: list[dict], settings: str, balanced: dict | None = None) -> None:
     cutoff = rows[0]["our_cutoff_hz"] if rows else None
     used = "none" if cutoff is None else f"{cutoff:.1f} Hz"
     print(f"\n{name} ({settings}; our cutoff used: {used}): r and RMSE [N·m/kg] against OpenSim ID with the "
@@ -253,12 +306,19 @@ def print_table(name: str, rows: list[dict], settings: str) -> None:
                 and f"{key}_r" in row]
         if main:
             print(f"  mean r over hip, knee and ankle flexion ({label}): {np.mean(main):.3f}")
+    if balanced:
+        print("  moment the motion needs about the plates' centre of pressure, lateral axis, covered frames away "
+              "from touch-downs "
+              f"[N·m/kg]: ours mean {balanced['ours_mean']:+.3f}, RMS {balanced['ours_rms']:.3f}; OpenSim's "
+              f"(its pelvis residuals) mean {balanced['opensim_mean']:+.3f}, RMS {balanced['opensim_rms']:.3f}; "
+              f"r {balanced['r']:.3f}")
 
 
 def compare_trial(trial: Path, options, cutoff: float, folder: Path, write: bool = False,
-                  filter_plates: bool = False) -> list[dict]:
+                  filter_plates: bool = False) -> tuple[list[dict], dict]:
     """Run our pipeline and OpenSim's reference on ``trial`` (OpenSim's files into ``folder``, and ours, tables
-    and OpenSim files, into ``folder/ours`` when ``write``); the comparison rows (``compare``)."""
+    and OpenSim files, into ``folder/ours`` when ``write``); the comparison rows (``compare``) and the
+    moments both motions leave unbalanced (``balance``)."""
     from mocap_dynamics.solver.pipeline import run
     from mocap_dynamics.solver.results import write_results
     static = next(iter(p for p in trial.parent.glob("*_static1.trc") if trial.stem.startswith(
@@ -266,11 +326,12 @@ def compare_trial(trial: Path, options, cutoff: float, folder: Path, write: bool
     if options.static is None and static is not None and static != trial:
         options = replace(options, static=str(static))
     folder.mkdir(parents=True, exist_ok=True)
-    reference, mass, ik_file = opensim_reference(trial, cutoff, folder, filter_plates)
+    reference, mass, ik_file, pelvis = opensim_reference(trial, cutoff, folder, filter_plates)
     result = run(trial, replace(options, until="contact"))
     if write:
         write_results(result, folder / "ours", opensim=True)
-    return compare(result, reference, mass, ik_file)
+    return compare(result, reference, mass, ik_file), balance(result, reference_files(trial)[2], reference,
+                                                              pelvis, mass)
 
 
 def main(argv=None) -> int:
@@ -298,10 +359,10 @@ def main(argv=None) -> int:
                     f"{', plates filtered too' if args.filter_plates else ''}")
         everything = {}
         for trial in (Path(t).resolve() for t in args.trials):
-            rows = compare_trial(trial, options, args.opensim_cutoff, root / trial.stem, write=bool(args.out),
-                                 filter_plates=args.filter_plates)
-            print_table(trial.stem, rows, settings)
-            everything[trial.stem] = rows
+            rows, balanced = compare_trial(trial, options, args.opensim_cutoff, root / trial.stem,
+                                           write=bool(args.out), filter_plates=args.filter_plates)
+            print_table(trial.stem, rows, settings, balanced)
+            everything[trial.stem] = {"moments": rows, "unbalanced_moment": balanced}
         if args.out:
             (root / "comparison.json").write_text(json.dumps(everything, indent=2))
         if args.json:
