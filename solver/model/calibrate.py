@@ -400,7 +400,8 @@ def calibrate(trial: Trial, template: str = "full15", mass: float | None = None,
     held = {model.segments[k].name: model.segments[k].held for k in held_segments(model)}
     welded = [w for w in welded if w not in held]
     if static is not None:
-        model = level_soles(model, static)
+        model, sole_warnings = level_soles(model, static)
+        warnings = warnings + sole_warnings
     fit = fit_segments(model, trial.labels, trial.markers)
     segment_residuals, marker_residuals = _residuals(model, fit)
     t0, q0, rms0, pose_warnings = _initial_pose(model, fit, trial)
