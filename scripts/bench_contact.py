@@ -164,7 +164,8 @@ def trial_figures(name: str, file: str, static: str | None, out: Path) -> dict |
         figures.update(vertical=s["rmse_vertical_bw_percent"], r=s["correlation_vertical"],
                        horizontal=s["rmse_horizontal_bw_percent"], r_ap=s["correlation_anteroposterior"],
                        cop=s["cop_error_single_support_cm"], onset=s["onset_error_mean_abs_s"],
-                       offset=s["offset_error_mean_abs_s"], compared=s["frames_compared"], feet=s["feet"])
+                       offset=s["offset_error_mean_abs_s"], compared=s["frames_compared"], feet=s["feet"],
+                       alone=s["where_plates_see_all"])
         plot_grf(contact, plates, out / f"{file.split('.')[0]}{'_static' if static else ''}_grf.png",
                  title=f"{name}: estimated from motion vs plates")
     return figures
@@ -202,6 +203,10 @@ def print_trial(f: dict) -> None:
               f" horizontal {f['horizontal']:.1f} % BW, r AP {f['r_ap']:.2f}; COP {fmt(f['cop'])} cm in single "
               f"support; onset {fmt(f['onset'] and 1000 * f['onset'], '.0f')} ms, offset "
               f"{fmt(f['offset'] and 1000 * f['offset'], '.0f')} ms")
+        a = f["alone"]
+        print(f"      where no box or seat carries load ({a['frames_compared']} frames): vertical RMSE "
+              f"{fmt(a['rmse_vertical_bw_percent'])} % BW, r {fmt(a['correlation_vertical'], '.3f')}; horizontal "
+              f"{fmt(a['rmse_horizontal_bw_percent'])} % BW")
         for foot, g in f["feet"].items():
             print(f"         {foot}: vertical {g['rmse_vertical_bw_percent']:.1f} % BW, r "
                   f"{fmt(g['correlation_vertical'], '.3f')}; horizontal {g['rmse_horizontal_bw_percent']:.1f} % BW;"
@@ -209,14 +214,16 @@ def print_trial(f: dict) -> None:
 
 
 def print_table(rows: list[dict]) -> None:
-    print("\n| trial | mass | floor (cm off, tilt) | raised surfaces | explained | vertical RMSE, r | horizontal "
-          "RMSE | COP (single support) | ms/frame |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("\n| trial | mass | floor (cm off, tilt) | raised surfaces | explained | vertical RMSE, r | there, no box "
+          "or seat loaded | horizontal RMSE | COP (single support) | ms/frame |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for f in rows:
         raised = ", ".join(f"{100 * s['height_m']:.0f} cm" for s in f["surfaces"][1:]) or "-"
         print(f"| {f['name']} | {f['mass']:.1f} kg ({f['mass_source']}) | {fmt(f['floor_error_cm'], '+.1f')}, "
               f"{fmt(f['tilt'], '.1f')} deg | {raised} | {f['explained']:.1f} % | "
-              f"{fmt(f.get('vertical'))} % BW, {fmt(f.get('r'), '.3f')} | {fmt(f.get('horizontal'))} % BW | "
+              f"{fmt(f.get('vertical'))} % BW, {fmt(f.get('r'), '.3f')} | "
+              f"{fmt(f.get('alone', {}).get('rmse_vertical_bw_percent'))} % BW, "
+              f"{fmt(f.get('alone', {}).get('correlation_vertical'), '.3f')} | {fmt(f.get('horizontal'))} % BW | "
               f"{fmt(f.get('cop'))} cm | {f['ms_per_frame']:.3f} |")
 
 

@@ -183,12 +183,10 @@ def _fit(ours: np.ndarray, theirs: np.ndarray, frames: np.ndarray | None = None)
 
 
 def plates_see_all(contact, comparison) -> np.ndarray:
-    """(T,) on the contact dynamics' frames: every foot the estimate loads stands on a plate (``covered``) and
-    the estimate puts less than 2 % of the body weight on surfaces without plates (a box, a seat): the frames
-    in which the reference, which has only the plates, sees all the contact."""
-    from mocap_dynamics.solver.contact.plate_mass import load_off_plates
-    frames = comparison.covered & (load_off_plates(contact, comparison) < 0.02 * contact.body_weight)
-    return np.interp(contact.dynamics.times, comparison.times, frames.astype(float)) > 0.5
+    """(T,) on the contact dynamics' frames: the frames in which the reference, which has only the plates, sees
+    all the contact (``PlateComparison.plates_see_all``: no loaded foot off the plates, no box or seat
+    loaded)."""
+    return np.interp(contact.dynamics.times, comparison.times, comparison.plates_see_all.astype(float)) > 0.5
 
 
 def away_from_touchdowns(comparison, times: np.ndarray) -> np.ndarray:

@@ -84,7 +84,6 @@ def main(argv=None) -> None:
     parser.add_argument("--cutoff", default="auto", help="the pipeline's cutoff: auto (default), winter, none or Hz")
     args = parser.parse_args(argv)
     load_package()
-    from mocap_dynamics.solver.contact.plate_mass import load_off_plates
     from mocap_dynamics.solver.dynamics import joint_moments, plate_forces, rnea
     from mocap_dynamics.solver.pipeline import PipelineOptions, run
 
@@ -109,7 +108,7 @@ def main(argv=None) -> None:
         places.append(contact.point_positions[:, mine].mean(1))
     forward = comparison.forward
     axes = {"v": np.array([0.0, 0.0, 1.0]), "ap": forward, "ml": np.cross([0.0, 0.0, 1.0], forward)}
-    seen = comparison.covered & (load_off_plates(contact, comparison) < 0.02 * weight)
+    seen = comparison.plates_see_all
     total_p = sum(w[0] for w in plates)
     rising = np.flatnonzero(np.diff((total_p[:, 2] > 0.05 * weight).astype(int)) == 1) + 1
     impact = np.zeros(len(seen), bool)

@@ -163,6 +163,13 @@ def _contact_lines(contact: ContactSummary) -> list[str]:
                      f"{figure(plates['rmse_vertical_bw_percent'], '.1f')} % BW, "
                      f"r = {figure(plates['correlation_vertical'], '.2f')}; horizontal RMSE "
                      f"{figure(plates['rmse_horizontal_bw_percent'], '.1f')} % BW")
+        alone = plates.get("where_plates_see_all", {})
+        if alone.get("frames_compared", plates["frames_compared"]) != plates["frames_compared"]:
+            lines.append(f"    where no box or seat carries load ({alone['frames_compared']} of "
+                         f"{plates['frames_compared']} frames): vertical RMSE "
+                         f"{figure(alone['rmse_vertical_bw_percent'], '.1f')} % BW, r = "
+                         f"{figure(alone['correlation_vertical'], '.2f')}; horizontal RMSE "
+                         f"{figure(alone['rmse_horizontal_bw_percent'], '.1f')} % BW")
         for foot, figures in plates.get("feet", {}).items():
             cop = figures["cop_error_single_support_cm"]
             lines.append(f"    {foot}: vertical RMSE {figure(figures['rmse_vertical_bw_percent'], '.1f')} % BW, "

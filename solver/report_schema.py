@@ -168,6 +168,17 @@ class FootComparisonSummary(TypedDict, total=False):
     offset_error_mean_abs_s: float | None
 
 
+class PlatesSeeAllSummary(TypedDict, total=False):
+    """The totals' figures over the frames in which the plates see all the contact (no box or seat loaded)."""
+
+    frames_compared: int
+    rmse_vertical_bw_percent: float | None
+    rmse_horizontal_bw_percent: float | None
+    correlation_vertical: float | None
+    correlation_anteroposterior: float | None
+    correlation_mediolateral: float | None
+
+
 class PlateComparisonSummary(TypedDict, total=False):
     """``PlateComparison.summary()``: the estimate against the force plates."""
 
@@ -178,6 +189,7 @@ class PlateComparisonSummary(TypedDict, total=False):
     correlation_vertical: float | None
     correlation_anteroposterior: float | None
     correlation_mediolateral: float | None
+    where_plates_see_all: PlatesSeeAllSummary
     cop_error_single_support_cm: float | None
     contacts: int
     onset_error_mean_abs_s: float | None

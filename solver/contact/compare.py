@@ -47,6 +47,8 @@ from .result import Contact
 THRESHOLD_BW = 0.05
 #: Single support: the plates see one foot loaded, with at least this fraction of body weight.
 SINGLE_SUPPORT = 0.5
+#: The plates see all the contact where surfaces without plates carry under this fraction of body weight.
+OFF_PLATES = 0.02
 #: Frames of the estimate and of the trial match if their times differ by less than this fraction of a frame.
 TIME_TOLERANCE = 0.01
 
@@ -81,8 +83,9 @@ class PlateComparison:
     contacts (zero elsewhere); ``measured_feet``/``estimated_feet`` (T, F, 3) and ``measured_cop``/
     ``estimated_cop`` (T, F, 3) per foot; ``covered`` (T,) the frames compared, ``single`` (T, F) the covered
     frames in which the plates see only that foot. RMSEs in % body weight, ``forward`` the anteroposterior
-    direction (3,), ``plate_surfaces`` the surface each plate measures; ``warnings`` what the plates say against
-    the estimate's premises (``plate_mass.disagreement``: another body mass).
+    direction (3,), ``plate_surfaces`` the surface each plate measures, ``off_plates`` (T,) the vertical force
+    [N] the estimate puts on surfaces no plate measures (a box, a seat); ``warnings`` what the plates say
+    against the estimate's premises (``plate_mass.disagreement``: another body mass).
     """
 
     times: np.ndarray
@@ -103,7 +106,16 @@ class PlateComparison:
     body_weight: float
     threshold: float
     forward: np.ndarray
+    off_plates: np.ndarray
     warnings: tuple[str, ...] = ()
+
+    @property
+    def plates_see_all(self) -> np.ndarray:
+        """(T,) the covered frames in which surfaces without plates carry under ``OFF_PLATES`` of the body
+        weight: there the plates see all the contact. (Elsewhere a covered frame compares the feet only: the
+        plates and the estimate agree that the floor carries nothing while the subject stands on a box.)"""
+        with np.errstate(invalid="ignore"):
+            return self.covered & (self.off_plates < OFF_PLATES * self.body_weight)
 
     def _figures(self, measured: np.ndarray, estimated: np.ndarray, frames: np.ndarray) -> dict:
         m, e = measured[frames], estimated[frames]
@@ -164,6 +176,8 @@ class PlateComparison:
                 if np.isfinite(v["cop_error_single_support_cm"])]
         return {"frames_compared": int(self.covered.sum()), "frames": len(self.times),
                 **self.totals,
+                "where_plates_see_all": {"frames_compared": int(self.plates_see_all.sum()),
+                                         **self._figures(self.measured, self.estimated, self.plates_see_all)},
                 "cop_error_single_support_cm": float(np.mean(cops)) if cops else None,
                 "contacts": len(self.events), "onset_error_mean_abs_s": mean_abs(self.onset_errors),
                 "offset_error_mean_abs_s": mean_abs(self.offset_errors), "body_weight_n": self.body_weight,
@@ -275,4 +289,5 @@ def compare_with_plates(contact: Contact, trial: Trial, *, threshold: float | No
         measured_feet=measured_feet, estimated_feet=foot_on_plates, measured_cop=measured_cop,
         estimated_cop=contact.foot_cop, covered=covered, single=single,
         plate_names=tuple(p.name for p in trial.plates), plate_surfaces=surfaces, feet=feet, events=tuple(events),
-        body_weight=body_weight, threshold=threshold, forward=forward)
+        body_weight=body_weight, threshold=threshold, forward=forward,
+        off_plates=np.delete(contact.surface_force, seen, axis=1)[..., 2].sum(1))

@@ -9,9 +9,10 @@ stance's horizontal impulses nearly cancel and leave the filter's edge effects. 
 inverse dynamics without external forces gives
 ``m' (a_CM + g)`` as the root force for any provisional mass ``m'`` with the right mass distribution.
 
-Full support on the plates (``full_support``): the frames a plate comparison covers (every foot that the
-estimate loads stands on a plate) in which the estimate puts less than ``ELSEWHERE`` of the body weight on
-surfaces without plates (a box, a seat) and the body is not in the air. Runs shorter than ``MIN_RUN`` are
+Full support on the plates (``full_support``): the frames in which the plates see all the contact
+(``PlateComparison.plates_see_all``: every foot that the estimate loads stands on a plate, and surfaces without
+plates, a box or a seat, carry under ``compare.OFF_PLATES`` of the body weight) and the body is not in the air
+(``AIRBORNE``). Runs shorter than ``MIN_RUN`` are
 dropped, and runs in which the plates never carry ``CARRIED`` of the body weight: the body in the air, its
 kinematic root force the filter's smear or noise. Fewer than ``MIN_SECONDS`` in all give no mass. Where the
 runs disagree by more than ``MAX_SPREAD`` (relative RMS of their residuals), the longest run alone gives it if it
@@ -31,8 +32,8 @@ from ..runs import runs
 from .compare import PlateComparison
 from .result import Contact
 
-#: Frames with more than this fraction of the body weight on surfaces without plates are not full support.
-ELSEWHERE = 0.02
+#: The body is in the air where neither the plates nor its kinematic root force carry this fraction of its weight.
+AIRBORNE = 0.02
 #: The shortest run of full support used [s], and the least time in all [s].
 MIN_RUN, MIN_SECONDS = 0.05, 0.25
 #: A run of full support has the plates carry this fraction of the body weight (of the mass assumed) at least once.
@@ -64,21 +65,13 @@ class PlateMass:
                 f"residual {100 * self.spread:.1f} %)")
 
 
-def load_off_plates(contact: Contact, comparison: PlateComparison) -> np.ndarray:
-    """(T,) the vertical force [N] the estimate puts on surfaces no plate measures (a box, a seat)."""
-    plated = [k for k in set(comparison.plate_surfaces) if k < contact.surface_force.shape[1]]
-    return np.delete(contact.surface_force, plated, axis=1)[..., 2].sum(1)
-
-
 def full_support(contact: Contact, comparison: PlateComparison) -> np.ndarray:
     """(T,) True in the frames in which the plates carry the whole body (see the module docstring)."""
     weight = contact.body_weight
-    elsewhere = load_off_plates(contact, comparison)
     with np.errstate(invalid="ignore"):
-        supported = (comparison.measured[:, 2] > ELSEWHERE * weight) | (contact.root_wrench_without[:, 2]
-                                                                      > ELSEWHERE * weight)
-        return comparison.covered & (elsewhere < ELSEWHERE * weight) & supported \
-            & np.isfinite(contact.root_wrench_without).all(1)
+        supported = (comparison.measured[:, 2] > AIRBORNE * weight) | (contact.root_wrench_without[:, 2]
+                                                                     > AIRBORNE * weight)
+        return comparison.plates_see_all & supported & np.isfinite(contact.root_wrench_without).all(1)
 
 
 def mass_from_plates(contact: Contact, comparison: PlateComparison) -> PlateMass | None:
