@@ -169,7 +169,8 @@ def _contact_lines(contact: ContactSummary) -> list[str]:
                          f"{plates['frames_compared']} frames): vertical RMSE "
                          f"{figure(alone['rmse_vertical_bw_percent'], '.1f')} % BW, r = "
                          f"{figure(alone['correlation_vertical'], '.2f')}; horizontal RMSE "
-                         f"{figure(alone['rmse_horizontal_bw_percent'], '.1f')} % BW")
+                         f"{figure(alone['rmse_horizontal_bw_percent'], '.1f')} % BW" if alone["frames_compared"]
+                         else "    a box or seat carries load in every frame compared")
         for foot, figures in plates.get("feet", {}).items():
             cop = figures["cop_error_single_support_cm"]
             lines.append(f"    {foot}: vertical RMSE {figure(figures['rmse_vertical_bw_percent'], '.1f')} % BW, "

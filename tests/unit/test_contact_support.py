@@ -153,6 +153,10 @@ def test_a_drop_jump_stands_on_a_box_then_on_the_floor(trials):
     assert np.abs(contact.root_wrench[box_phase, 2]).mean() < 0.1 * weight  # the box carries the body weight
     assert contact.explained_force > 0.9
     assert plates.rmse_vertical < 15.0 and plates.correlation_vertical > 0.95
+    landing = plates.summary()["where_plates_see_all"]  # the box phase left out: the landings alone
+    seen_times = plates.times[plates.plates_see_all]
+    assert seen_times.min() > 0.8 and landing["frames_compared"] < plates.covered.sum()
+    assert landing["rmse_vertical_bw_percent"] < 20.0 and landing["correlation_vertical"] > 0.95  # 17.8, 0.984
 
 
 def test_sit_to_stand_sits_on_a_seat(trials):
