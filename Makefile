@@ -52,6 +52,10 @@ test-peers: $(VENVPEERS)/.installed  # numpy 2 there: its numba cache is kept ap
 	NUMBA_CACHE_DIR=$(VENVPEERS)/numba-cache $(PYPEERS) -m pytest tests/peers
 
 ## Benchmarks print figures; they are never timed tests (about 20 minutes in all)
+#: The trials whose joint moments are compared with OpenSim's inverse dynamics (issue 15).
+OPENSIM_TRIALS := subject4_walking1.trc subject4_walking4.trc subject4_DJ3.trc subject4_STS1.trc \
+	opencap_video_DJ4.trc opencap_video_walking3.trc
+
 bench: $(VENV)/.installed $(VENVPEERS)/.installed
 	$(PY) scripts/bench_import.py
 	$(PY) scripts/bench_otm.py
@@ -59,6 +63,8 @@ bench: $(VENV)/.installed $(VENVPEERS)/.installed
 	$(PY) scripts/bench_gap_fill.py
 	NUMBA_CACHE_DIR=$(VENVPEERS)/numba-cache $(PYPEERS) scripts/bench_dynamics.py
 	$(PY) scripts/bench_contact.py
+	@if [ -d ../shared/data ]; then NUMBA_CACHE_DIR=$(VENVPEERS)/numba-cache $(PYPEERS) scripts/compare_opensim_id.py \
+		$(addprefix ../shared/data/,$(OPENSIM_TRIALS)); else echo "compare_opensim_id: skipped (../shared/data is absent)"; fi
 	$(PY) scripts/bench_zerog.py
 	$(PY) scripts/bench_render.py
 	$(PY) scripts/bench_discovery.py
