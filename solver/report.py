@@ -159,7 +159,9 @@ def _contact_lines(contact: ContactSummary) -> list[str]:
                      f"{surface['tilt_deg']:.1f} deg{extent}; carries load {loads}")
     plates = contact.get("plates")
     if plates:
-        lines.append("  estimated vs plates: vertical GRF RMSE "
+        compared = "" if plates["frames_compared"] == plates["frames"] else \
+            f" ({plates['frames_compared']} of {plates['frames']} frames; elsewhere a loaded foot is off the plates)"
+        lines.append(f"  estimated vs plates{compared}: vertical GRF RMSE "
                      f"{figure(plates['rmse_vertical_bw_percent'], '.1f')} % BW, "
                      f"r = {figure(plates['correlation_vertical'], '.2f')}; horizontal RMSE "
                      f"{figure(plates['rmse_horizontal_bw_percent'], '.1f')} % BW")
