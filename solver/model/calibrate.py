@@ -31,7 +31,7 @@ Steps (every one vectorized over frames):
 6. With a ``static`` trial, the model comes from it and the movement trial's
    own segment lengths must agree within ``length_tolerance`` (else the static
    is probably another subject's).
-7. Per-frame rigid fits of the model to the movement trial (``fit``) give the
+7. Per-frame rigid fits of the model to the movement trial (``fit``; ``calibration_report``) give the
    cluster residuals per segment and marker, and the initial pose ``q`` at
    the first frame where every segment was fitted.
 
@@ -49,10 +49,11 @@ from ..errors import ModelError, option
 from ..io.plates import quiet_standing_weight
 from ..io.trial import Trial
 from .body import BodyModel, Segment
+from .calibration_report import fit_residuals, initial_pose, marker_notes, marker_report
 from .contact_points import ContactConfig, level_soles, with_contact_points
-from .fit import fit_segments, marker_indices
+from .fit import fit_segments
 from .inertia import DE_LEVA, check_inertia, combine, endpoint, part_inertia, table_rows
-from .held import DESCRIPTIONS, HAT, held_segments, with_held_segments
+from .held import held_segments, with_held_segments
 from .level_head import HEADS
 from . import vocabulary
 from .markersets import LANDMARKS, MarkerSet, get_markerset, normalize
@@ -66,8 +67,6 @@ LENGTH_TOLERANCE = 0.10
 #: The sole below the lowest foot marker (standing, no static trial to level it) [m]: the marker's radius
 #: (about 7 mm) and the shoe sole or soft tissue under the 5th metatarsal or toe marker (about 2 cm).
 SOLE_BELOW_MARKERS = 0.025
-#: A marker whose RMS distance from its segment's rigid fit exceeds this is reported [m].
-LOOSE_MARKER = 0.02
 _LIMBS = ("upper_arm", "forearm", "thigh", "shank")
 
 
@@ -403,10 +402,10 @@ def calibrate(trial: Trial, template: str = "full15", mass: float | None = None,
         model, sole_warnings = level_soles(model, static)
         warnings = warnings + sole_warnings
     fit = fit_segments(model, trial.labels, trial.markers)
-    segment_residuals, marker_residuals = _residuals(model, fit)
-    t0, q0, rms0, pose_warnings = _initial_pose(model, fit, trial)
-    markers, ignored = _marker_report(model, trial, mset, (cal, movement), unplaced, upper)
-    notes, note_warnings = _notes(ignored, welded, held, marker_residuals, upper)
+    segment_residuals, marker_residuals = fit_residuals(model, fit)
+    t0, q0, rms0, pose_warnings = initial_pose(model, fit, trial)
+    markers, ignored = marker_report(model, trial, mset, (cal, movement), unplaced, upper)
+    notes, note_warnings = marker_notes(ignored, welded, held, marker_residuals, upper)
     report = Calibration(
         template=tmpl.name, table=table, sex=sex, markerset=mset.name, mass=body_mass, mass_source=mass_source,
         source=trial.source, static=static.source if static is not None else None, lengths=lengths,
@@ -416,86 +415,3 @@ def calibrate(trial: Trial, template: str = "full15", mass: float | None = None,
         initial_q=tuple(float(v) for v in q0), initial_marker_rms=rms0, notes=notes,
         warnings=warnings + pose_warnings + note_warnings, markers=markers, ignored=ignored)
     return replace(model, metadata={**model.metadata, "calibration": report})
-
-
-def _residuals(model: BodyModel, fit) -> tuple[dict, dict]:
-    """RMS over frames of each marker's distance from its segment's rigid fit; per segment over its markers."""
-    errors = fit.marker_errors
-    with np.errstate(invalid="ignore"):
-        per_marker = np.sqrt(np.nanmean(errors ** 2, axis=0))
-    markers = {m: float(r) for m, r in zip(model.marker_labels, per_marker) if np.isfinite(r)}
-    segments, first = {}, 0
-    for s in model.segments:
-        block = errors[:, first:first + len(s.markers)]
-        first += len(s.markers)
-        if s.markers and not np.isnan(block).all():
-            segments[s.name] = float(np.sqrt(np.nanmean(block ** 2)))
-    return segments, markers
-
-
-def _initial_pose(model: BodyModel, fit, trial: Trial) -> tuple[int, np.ndarray, float, tuple]:
-    """First frame where every segment was fitted, its ``q``, and the RMS marker error of the model there."""
-    frames = np.flatnonzero(fit.valid)
-    warnings = ()
-    if frames.size:
-        t0 = int(frames[0])
-    else:
-        t0 = int(np.argmax((~np.isnan(fit.q)).sum(axis=1)))
-        warnings = (f"No frame of {trial.source} fits every segment; the initial pose is frame {t0}, "
-                    "with the unfitted joints at neutral",)
-    q0 = np.where(np.isnan(fit.q[t0]), model.neutral_q(), fit.q[t0])
-    measured = trial.markers[t0, marker_indices(model, trial.labels)]
-    with np.errstate(invalid="ignore"):
-        rms = float(np.sqrt(np.nanmean(np.sum((model.marker_positions(q0) - measured) ** 2, axis=1))))
-    return t0, q0, rms, warnings
-
-
-def _marker_report(model: BodyModel, trial: Trial, mset: MarkerSet, points: tuple, unplaced: list,
-                   upper: bool) -> tuple[dict, dict]:
-    """Per label of ``trial``: what it is, the model segment it rides on and the landmarks it gives; and
-    why the others are not used."""
-    segment = {normalize(m): s.name for s in model.segments for m in s.markers}
-    landmarks: dict[str, list] = {}
-    for p in points:
-        for name, point in sorted(p.used.items()):
-            for label in point.labels:
-                landmarks.setdefault(normalize(label), []).append(name)
-    meanings = {normalize(k): v for k, v in mset.meanings.items()}
-    reasons = {normalize(k): v for k, v in mset.ignored.items()}
-    upper_labels = {normalize(m) for seg in HAT_MEMBERS for m in mset.segments.get(seg, ())}
-    markers, ignored = {}, {}
-    for label in trial.labels:
-        key = normalize(label)
-        if key in segment or key in landmarks:
-            markers[label] = {"meaning": meanings.get(key, ""), "segment": segment.get(key),
-                              "landmarks": sorted(set(landmarks.get(key, ())))}
-        elif key in reasons:
-            ignored[label] = reasons[key]
-        elif not upper and key in upper_labels:
-            ignored[label] = "too few upper-body markers for a trunk and both arms: the head, arms and trunk " \
-                             "are one segment (HAT) placed from the pelvis"
-        elif label in unplaced:
-            ignored[label] = "never seen together with its segment's landmarks"
-        else:
-            ignored[label] = "no segment or landmark of the model uses it"
-    return markers, ignored
-
-
-def _notes(ignored: dict, welded: list, held: dict, marker_residuals: dict, upper: bool) -> tuple:
-    """What the user should know (notes) and act on (warnings) about the markers."""
-    by_reason: dict[str, list] = {}
-    for label, reason in ignored.items():
-        by_reason.setdefault(reason, []).append(label)
-    notes = [f"Markers ignored ({reason}): {', '.join(labels)}" for reason, labels in by_reason.items()]
-    if not upper:
-        on = "on" if HAT in held else "welded to"
-        notes.append(f"Lower-body marker set: head, arms and trunk are one segment (HAT) {on} the pelvis, "
-                     "with de Leva's masses and inertia, placed upright from the pelvis")
-    notes += [f"{w}: too few markers for its own frame; welded to its parent at its calibrated posture"
-              for w in welded]
-    notes += [f"{h}: no markers; {DESCRIPTIONS[rule]}: its joint angles are assumed, not measured "
-              f"({option('head', 'welded')} welds it to its parent instead)" for h, rule in held.items()]
-    loose = [f"{m} ({100 * r:.1f} cm)" for m, r in marker_residuals.items() if r > LOOSE_MARKER]
-    warnings = (f"Markers that move more than {100 * LOOSE_MARKER:.0f} cm RMS relative to their segment "
-                "(check labels and placement): " + ", ".join(loose),) if loose else ()
-    return tuple(notes), warnings
