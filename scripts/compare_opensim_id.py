@@ -49,6 +49,7 @@ import sys
 import tempfile
 from dataclasses import replace
 from pathlib import Path
+from typing import NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bootstrap import load_package  # noqa: E402
@@ -100,15 +101,18 @@ def body_origins(model_file: Path, ik_file: Path, bodies: tuple[str, ...]) -> tu
     return times, origins
 
 
-def plate_loads(grf_file: Path, ik_times: np.ndarray, centres: np.ndarray, cutoff: float | None = None):
-    """The plates as external forces on ``FEET`` (one entry per plate and foot, NaN while the other foot has
-    the plate), at the GRF file's samples, in our axes; and those sample times. ``cutoff`` [Hz]: each entry's
-    force and moment about the origin low-passed there (``filtered_loads``)."""
+def plate_times(plates) -> np.ndarray:
+    """The sample times [s] of the plates read from a GRF file (one clock for all)."""
+    return plates[0].start_time + np.arange(len(plates[0].force)) / plates[0].rate
+
+
+def plate_loads(plates, ik_times: np.ndarray, centres: np.ndarray, cutoff: float | None = None):
+    """The plates (``read_grf_mot``) as external forces on ``FEET`` (one entry per plate and foot, NaN while the
+    other foot has the plate), at the GRF file's samples, in our axes; and those sample times. ``cutoff`` [Hz]:
+    each entry's force and moment about the origin low-passed there (``filtered_loads``)."""
     from mocap_dynamics.solver.dynamics import ExternalForces
-    from mocap_dynamics.solver.io import read_grf_mot
     from mocap_dynamics.solver.io.conventions import to_z_up
-    plates = read_grf_mot(grf_file)
-    times = plates[0].start_time + np.arange(len(plates[0].force)) / plates[0].rate
+    times = plate_times(plates)
     feet = to_z_up(np.stack([np.stack([np.interp(times, ik_times, centres[:, f, i]) for i in range(3)], -1)
                              for f in range(2)], 1), "Y")  # (T, 2, 3)
     segments, points, forces, moments = [], [], [], []
@@ -137,19 +141,30 @@ def filtered_loads(external, rate: float, cutoff: float):
     return ExternalForces(external.segments, np.zeros_like(force), smooth(force), smooth(moment))
 
 
-def opensim_reference(trial: Path, cutoff: float, folder: Path, filter_plates: bool = False):
-    """OpenSim's inverse dynamics of ``trial`` (module docstring): its output table, the model's mass, the IK
-    file, and the IK times with the pelvis origin (T, 3) there, Y up; ``filter_plates``: the plates low-passed
-    at ``cutoff`` too (``filtered_loads``)."""
+class Reference(NamedTuple):
+    """OpenSim's inverse dynamics of a trial: its output table (``moments``), the model's mass [kg], the IK
+    file, the plates (``read_grf_mot``), and the IK times with the pelvis origin (T, 3) there, Y up."""
+
+    moments: object
+    mass: float
+    ik_file: Path
+    plates: tuple
+    pelvis: tuple[np.ndarray, np.ndarray]
+
+
+def opensim_reference(trial: Path, cutoff: float, folder: Path, filter_plates: bool = False) -> Reference:
+    """OpenSim's inverse dynamics of ``trial`` (module docstring); ``filter_plates``: the plates low-passed at
+    ``cutoff`` too (``filtered_loads``)."""
     import opensim as osim
-    from mocap_dynamics.solver.io import read_table, write_table
+    from mocap_dynamics.solver.io import read_grf_mot, read_table, write_table
     from mocap_dynamics.solver.io.atomic import write_text
     from mocap_dynamics.solver.opensim.loads import external_loads_xml, loads_table
     osim.Logger.removeFileSink()  # no opensim.log in the working folder
     model_file, ik_file, grf_file = reference_files(trial)
     ik_times, origins = body_origins(model_file, ik_file, BODIES)
     centres = (origins[:, :2] + origins[:, 2:4]) / 2
-    times, external = plate_loads(grf_file, ik_times, centres, cutoff if filter_plates else None)
+    plates = read_grf_mot(grf_file)
+    times, external = plate_loads(plates, ik_times, centres, cutoff if filter_plates else None)
     table, bodies = loads_table(FEET, times, external)
     write_table(table, folder / "reference_grf.mot")
     write_text(folder / "reference_loads.xml", external_loads_xml(bodies, "reference_grf.mot"))
@@ -173,8 +188,8 @@ def opensim_reference(trial: Path, cutoff: float, folder: Path, filter_plates: b
     finally:
         os.chdir(here)
     model = osim.Model(str(model_file))
-    return (read_table(folder / "reference_id.sto"), model.getTotalMass(model.initSystem()), ik_file,
-            (ik_times, origins[:, 4]))
+    return Reference(read_table(folder / "reference_id.sto"), model.getTotalMass(model.initSystem()), ik_file,
+                     plates, (ik_times, origins[:, 4]))
 
 
 def _fit(ours: np.ndarray, theirs: np.ndarray, frames: np.ndarray | None = None) -> tuple[float, float]:
@@ -201,7 +216,7 @@ def away_from_touchdowns(comparison, times: np.ndarray) -> np.ndarray:
     return away
 
 
-def unbalanced_moment(dynamics, grf_file: Path, reference, pelvis: tuple[np.ndarray, np.ndarray]):
+def unbalanced_moment(dynamics, reference: Reference):
     """The moment [N·m] about the lab's lateral axis (OpenSim's Z, our -Y) through the plates' combined centre of
     pressure that each model's motion needs beyond the plates' loads: zero for a model whose masses and motion
     are the body's. Ours: the root residual with the plates (``dynamics``), moved from the root origin to that
@@ -210,10 +225,8 @@ def unbalanced_moment(dynamics, grf_file: Path, reference, pelvis: tuple[np.ndar
     axes (about +Y); NaN where the plates carry under a tenth of the body weight (no centre of pressure).
     Where this is large the joint moments from the motion alone, whose contact must carry it, part from the
     reference's, whose pelvis keeps it."""
-    from mocap_dynamics.solver.io import read_grf_mot
     from mocap_dynamics.solver.io.conventions import to_z_up
-    plates = read_grf_mot(grf_file)
-    plate_times = plates[0].start_time + np.arange(len(plates[0].force)) / plates[0].rate
+    plates, moments = reference.plates, reference.moments
     force = sum(np.nan_to_num(p.force) for p in plates)
     moment = sum(np.nan_to_num(np.cross(p.cop, p.force) + p.free_moment) for p in plates)
     height = np.nanmean(np.concatenate([p.cop[:, 2] for p in plates]))
@@ -223,27 +236,27 @@ def unbalanced_moment(dynamics, grf_file: Path, reference, pelvis: tuple[np.ndar
                         (height * force[:, 1] + moment[:, 0]) / force[:, 2], np.full(len(force), height)], -1)
     cop[~loaded] = np.nan
     on = lambda times, x: np.stack([np.interp(dynamics.times, times, x[:, i]) for i in range(3)], -1)  # noqa: E731
-    point = on(plate_times, cop)
+    point = on(plate_times(plates), cop)
     ours = dynamics.root_wrench[:, 3:] + np.cross(dynamics.q[:, :3] - point, dynamics.root_wrench[:, :3])
-    residual_force = on(reference.time, to_z_up(np.stack(
-        [reference.column(f"pelvis_t{axis}_force") for axis in "xyz"], -1), "Y"))
-    origin = on(pelvis[0], to_z_up(pelvis[1], "Y"))
-    tilt = np.interp(dynamics.times, reference.time, reference.column("pelvis_tilt_moment"))
+    residual_force = on(moments.time, to_z_up(np.stack(
+        [moments.column(f"pelvis_t{axis}_force") for axis in "xyz"], -1), "Y"))
+    origin = on(reference.pelvis[0], to_z_up(reference.pelvis[1], "Y"))
+    tilt = np.interp(dynamics.times, moments.time, moments.column("pelvis_tilt_moment"))
     theirs = -tilt + np.cross(origin - point, residual_force)[:, 1]
     return ours[:, 1], theirs
 
 
-def balance(result, grf_file: Path, reference, pelvis, mass: float) -> dict:
+def balance(result, reference: Reference) -> dict:
     """Mean and RMS [N·m/kg] of each side's ``unbalanced_moment`` where the plates see all away from
-    touch-downs, and their r. (At a landing's impact, 6 Hz coordinates leave the reference tens of N·m/kg.)"""
+    touch-downs, and their r. (At a landing's impact, 6 Hz coordinates leave the reference tens of N·m/kg.)
+    The dynamics with the plates share the contact's frames (one filtering of the motion)."""
     if result.dynamics_with_plates is None or result.plate_comparison is None:
         return {}
-    ours, theirs = unbalanced_moment(result.dynamics_with_plates, grf_file, reference, pelvis)
-    seen = plates_see_all(result.contact, result.plate_comparison)
-    seen &= away_from_touchdowns(result.plate_comparison, result.contact.times)
-    keep = np.isfinite(ours) & np.isfinite(theirs) & np.interp(
-        result.dynamics_with_plates.times, result.contact.times, seen.astype(float)).astype(bool)
-    ours, theirs = ours[keep] / mass, theirs[keep] / mass
+    ours, theirs = unbalanced_moment(result.dynamics_with_plates, reference)
+    seen = plates_see_all(result.contact, result.plate_comparison) \
+        & away_from_touchdowns(result.plate_comparison, result.contact.times)
+    keep = np.isfinite(ours) & np.isfinite(theirs) & seen
+    ours, theirs = ours[keep] / reference.mass, theirs[keep] / reference.mass
     return {"ours_mean": float(ours.mean()), "ours_rms": float(np.sqrt(np.mean(ours ** 2))),
             "opensim_mean": float(theirs.mean()), "opensim_rms": float(np.sqrt(np.mean(theirs ** 2))),
             "r": float(np.corrcoef(ours, theirs)[0, 1])}
@@ -324,12 +337,11 @@ def compare_trial(trial: Path, options, cutoff: float, folder: Path, write: bool
     if options.static is None and static is not None and static != trial:
         options = replace(options, static=str(static))
     folder.mkdir(parents=True, exist_ok=True)
-    reference, mass, ik_file, pelvis = opensim_reference(trial, cutoff, folder, filter_plates)
+    reference = opensim_reference(trial, cutoff, folder, filter_plates)
     result = run(trial, replace(options, until="contact"))
     if write:
         write_results(result, folder / "ours", opensim=True)
-    return compare(result, reference, mass, ik_file), balance(result, reference_files(trial)[2], reference,
-                                                              pelvis, mass)
+    return compare(result, reference.moments, reference.mass, reference.ik_file), balance(result, reference)
 
 
 def main(argv=None) -> int:

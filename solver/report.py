@@ -166,13 +166,14 @@ def _contact_lines(contact: ContactSummary) -> list[str]:
                      f"r = {figure(plates['correlation_vertical'], '.2f')}; horizontal RMSE "
                      f"{figure(plates['rmse_horizontal_bw_percent'], '.1f')} % BW")
         alone = plates.get("where_plates_see_all", {})
-        if alone.get("frames_compared", plates["frames_compared"]) != plates["frames_compared"]:
-            lines.append(f"    where no box or seat carries load ({alone['frames_compared']} of "
-                         f"{plates['frames_compared']} frames): vertical RMSE "
-                         f"{figure(alone['rmse_vertical_bw_percent'], '.1f')} % BW, r = "
+        seen = alone.get("frames_compared", plates["frames_compared"])
+        if seen == 0:
+            lines.append("    a box or seat carries load in every frame compared")
+        elif seen != plates["frames_compared"]:
+            lines.append(f"    where no box or seat carries load ({seen} of {plates['frames_compared']} frames): "
+                         f"vertical RMSE {figure(alone['rmse_vertical_bw_percent'], '.1f')} % BW, r = "
                          f"{figure(alone['correlation_vertical'], '.2f')}; horizontal RMSE "
-                         f"{figure(alone['rmse_horizontal_bw_percent'], '.1f')} % BW" if alone["frames_compared"]
-                         else "    a box or seat carries load in every frame compared")
+                         f"{figure(alone['rmse_horizontal_bw_percent'], '.1f')} % BW")
         for foot, figures in plates.get("feet", {}).items():
             cop = figures["cop_error_single_support_cm"]
             lines.append(f"    {foot}: vertical RMSE {figure(figures['rmse_vertical_bw_percent'], '.1f')} % BW, "
