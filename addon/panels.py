@@ -230,8 +230,10 @@ class MOCAP_DYNAMICS_PT_contact(_SubStep, bpy.types.Panel):
         if not contact["surfaces"]:
             box.label(text="No support found: nothing rests on a surface", icon="INFO")
         for surface in contact["surfaces"]:
-            box.label(text=f"{surface['name'].capitalize()}: {100 * surface['height_m']:.1f} cm high, tilted "
-                           f"{surface['tilt_deg']:.1f}°, {len(surface['load_intervals_s'])} loaded intervals")
+            above = f" ({100 * surface['height_above_floor_m']:.1f} over the floor)" \
+                if "height_above_floor_m" in surface else ""
+            box.label(text=f"{surface['name'].capitalize()}: {100 * surface['height_m']:.1f} cm high{above}, "
+                           f"tilted {surface['tilt_deg']:.1f}°, {len(surface['load_intervals_s'])} loaded intervals")
         if "resting_height_m" in contact:
             box.label(text=f"Resting height {100 * contact['resting_height_m']:.1f} cm; stiffness "
                            f"{contact['stiffness']:.1f}, damping {contact['normal_damping']:.1f} / "

@@ -155,7 +155,9 @@ def _contact_lines(contact: ContactSummary) -> list[str]:
         loads = ", ".join(f"{a:.2f}-{b:.2f} s" for a, b in surface["load_intervals_s"]) or "never"
         extent = "" if not surface.get("extent_m") else \
             f", {surface['extent_m'][0]:.2f} x {surface['extent_m'][1]:.2f} m"
-        lines.append(f"    {surface['name']}: height {100 * surface['height_m']:.1f} cm, tilt "
+        above = f" ({100 * surface['height_above_floor_m']:.1f} above the floor)" \
+            if "height_above_floor_m" in surface else ""
+        lines.append(f"    {surface['name']}: height {100 * surface['height_m']:.1f} cm{above}, tilt "
                      f"{surface['tilt_deg']:.1f} deg{extent}; carries load {loads}")
     plates = contact.get("plates")
     if plates:

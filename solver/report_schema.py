@@ -145,6 +145,7 @@ class SurfaceSummary(TypedDict, total=False):
     name: str
     kind: str
     height_m: float
+    height_above_floor_m: float  # raised surfaces only
     tilt_deg: float
     centre_m: list[float]
     extent_m: list[float] | None

@@ -162,10 +162,14 @@ class Contact:
                 for a, b in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1))]
 
     def surface_summary(self, j: int) -> dict:
-        """One surface: its kind, height and tilt (where contact points rest on it), extent, and load."""
+        """One surface: its kind, height and tilt (where contact points rest on it), extent, and load; a raised
+        one's height over the floor, both planes taken on the vertical through its centre."""
         top = self.surfaces[j].top
         found = {**self.patches[j].summary()} if self.patches else {
             "kind": "floor" if j == 0 else "raised", "height_m": self.plane_height, "tilt_deg": top.angle}
+        if j > 0 and "centre_m" in found:
+            x, y, _ = found["centre_m"]
+            found["height_above_floor_m"] = float(top.height_at(x, y) - self.surfaces[0].top.height_at(x, y))
         normal = self.surface_force[:, j] @ top.normal
         return {"name": "floor" if found["kind"] == "floor" else f"raised surface {j}", **found,
                 "normal": top.normal.tolist(), "load_intervals_s": self.load_intervals(j),
