@@ -29,7 +29,7 @@ from .contact import compare_with_plates, estimate_contact
 from .contact.plate_mass import disagreement, mass_from_plates
 from .dynamics import inverse_dynamics, plate_forces
 from .dynamics.derivatives import motion_derivatives
-from .errors import ModelError
+from .errors import ModelError, option
 from .io import attach_plates, load_trial, read_grf_mot
 from .io.trial import Trial
 from .kinematics import reconstruct
@@ -133,7 +133,9 @@ def _calibrate(path, state: dict, options: PipelineOptions, progress: Progress) 
 
         model = apply_opensim_inertia(model, options.opensim_model)
     model = check_body(model, trial, static)  # units and mass plausible, or one line saying why not
-    progress(1.0, f"body model: {len(model.segments)} segments, {model.total_mass:.1f} kg ({model.mass_source})")
+    source = "for now: the trial's force plates are tried after the reconstruction" \
+        if model.mass_source.startswith("assumed") and trial.plates else model.mass_source
+    progress(1.0, f"body model: {len(model.segments)} segments, {model.total_mass:.1f} kg ({source})")
     return {"model": model, "discovery": discovery, "trial": drop_marker_outliers(trial, model)}
 
 
@@ -175,6 +177,9 @@ def _dynamics(path, state: dict, options: PipelineOptions, progress: Progress) -
             motion = replace(motion, model=model)
             outputs = {"model": model, "motion": motion, "dynamics": inverse_dynamics(motion, derivatives=derived)}
             progress(0.5, f"body mass {found.mass:.1f} kg from the force plates")
+        else:
+            progress(0.5, f"body mass {model.total_mass:.1f} kg assumed: the force plates never carry the whole "
+                          f"body long enough to weigh it (set {option('mass', hint='kg')})")
     measured = plate_forces(trial, motion)
     outputs["dynamics_with_plates"] = None
     if measured is not None:
