@@ -23,6 +23,7 @@ FIELDS = {
     "static": ("mocap_dynamics.build_armature", "static_filepath"),
     "markerset": ("mocap_dynamics.build_armature", "markerset_filepath"),
     "sex": ("mocap_dynamics.build_armature", "sex"),
+    "shoe_mass": ("mocap_dynamics.build_armature", "shoe_mass"),
     "head": ("mocap_dynamics.build_armature", "head"),
     "method": ("mocap_dynamics.reconstruct", "method"),
     "otm_mode": ("mocap_dynamics.reconstruct", "mode"),

@@ -17,7 +17,7 @@ from .jobs import running
 from .mapping import MOCAP_DYNAMICS_OT_read_marker_labels, MOCAP_DYNAMICS_OT_save_marker_set
 from .render_operator import MOCAP_DYNAMICS_OT_render_overlay
 from .retarget import ACTION_PROP, MOCAP_DYNAMICS_OT_retarget
-from ..solver.report import figure
+from ..solver.report import figure, shoes_text
 from ..solver.report_schema import (ContactSummary, DynamicsSummary, ModelSummary, ReconstructionSummary,
                                      TrialSummary)
 from .trial_scene import trial_metadata
@@ -110,6 +110,7 @@ class MOCAP_DYNAMICS_PT_body_model(_SubStep, bpy.types.Panel):
         box.label(text=f"{model['template']}: {model['segments']} segments, {model['dof']} DoF")
         box.label(text=f"Mass {model['mass_kg']:.1f} kg: {model['mass_source']}",
                   icon="ERROR" if model["mass_assumed"] else "CHECKMARK")
+        box.label(text=f"Shoe Mass: {shoes_text(model.get('shoes_kg')) or 'barefoot'}")
         for name, length in model["segment_lengths_m"].items():
             box.label(text=f"{name}: {100 * length:.1f} cm")
         box.label(text="Least rigid marker clusters:")

@@ -18,6 +18,7 @@ from bpy.props import BoolProperty, EnumProperty, FloatProperty, StringProperty
 from ..solver.errors import MocapError
 from ..solver.kinematics.gap_fill import GapFillOptions
 from ..solver.model import TEMPLATES
+from ..solver.model.inertia import SHOE_MASS
 from ..solver.pipeline import STAGES, run
 from ..solver.results import write_results
 from ..solver.zerog import ZeroGravityOptions
@@ -89,6 +90,8 @@ class MOCAP_DYNAMICS_OT_build_armature(_Step, bpy.types.Operator):
     mass: FloatProperty(name="Body Mass", default=0.0, min=0.0, soft_max=200.0, unit="MASS",
                         description="Subject mass in kg; 0 = from quiet standing on force plates, else 70 kg (flagged)")
     sex: EnumProperty(name="Inertia Table", items=[("male", "de Leva (male)", ""), ("female", "de Leva (female)", "")])
+    shoe_mass: FloatProperty(name="Shoe Mass", default=SHOE_MASS, min=0.0, soft_max=1.0, unit="MASS",
+                             description="Mass of each shoe, part of the body mass, added to the feet; 0 = barefoot")
     head: EnumProperty(name="Head and Trunk Without Markers", items=[
         ("level", "Held", "A head upright, facing where the torso faces; a lower-body marker set's head, arms "
                           "and trunk following the pelvis's slow motion (their angles are assumed)"),
@@ -108,7 +111,7 @@ class MOCAP_DYNAMICS_OT_build_armature(_Step, bpy.types.Operator):
 
     def job(self, context):
         return self.step(context, "calibrate", template=self.template, mass=self.mass or None, sex=self.sex,
-                         head=self.head,
+                         shoe_mass=round(self.shoe_mass, 4), head=self.head,
                          static=bpy.path.abspath(self.static_filepath) or None,
                          markerset=bpy.path.abspath(self.markerset_filepath) or None)
 

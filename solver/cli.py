@@ -91,6 +91,9 @@ PIPELINE_FLAGS = {
                                                                       "the labels match no known set)"}, True),
         ("--sex", "sex", {"choices": ["male", "female"], "help": f"de Leva inertia table (default: "
                                                                  f"{_DEFAULT.sex})"}, False),
+        ("--shoe-mass", "shoe_mass", {"type": float, "metavar": "KG", "help": "mass of each shoe, part of the "
+                                      "body mass and added to the feet (default: "
+                                      f"{_DEFAULT.shoe_mass:g}, a trainer's; 0: barefoot)"}, False),
         ("--head", "head", {"choices": list(HEADS), "help": "segments without markers held by rules (level: a head "
                             "upright, facing where the torso faces; a lower-body set's head, arms and trunk "
                             "following the pelvis's slow motion) or welded to their parents as the papers' rigid "

@@ -17,6 +17,7 @@ from .errors import InputError, option
 from .io import ImportOptions
 from .io.documents import parse_document
 from .kinematics.gap_fill import GapFillOptions
+from .model.inertia import SHOE_MASS
 from .model.level_head import HEADS
 from .plausibility import check_mass_range
 from .zerog import ZeroGravityOptions
@@ -32,6 +33,7 @@ NESTED = {"import": ("import_options", ImportOptions), "gap_fill": ("gap_fill", 
 #: step); None: no step reads it.
 READ_BY = {"import_options": "import", "grf": "import", "template": "calibrate", "mass": "calibrate",
            "static": "calibrate", "markerset": "calibrate", "sex": "calibrate", "head": "calibrate",
+           "shoe_mass": "calibrate",
            "opensim_model": "calibrate",
            "gap_fill": "gap_fill",
            "method": "reconstruct", "otm_mode": "reconstruct", "tolerance": "reconstruct", "cutoff": "dynamics",
@@ -51,7 +53,8 @@ class PipelineOptions:
     quiet standing on force plates, else an assumed 70 kg that every report
     flags), ``static`` (a static trial of the same subject; its GRF found the
     same way), ``markerset`` (a TOML mapping for unknown marker sets), ``sex``
-    (de Leva table), ``head`` (segments without markers held by their rules, "level", or "welded" to their
+    (de Leva table), ``shoe_mass`` (kg per foot, part of ``mass``; 0: barefoot; ``model.inertia``), ``head``
+    (segments without markers held by their rules, "level", or "welded" to their
     parents: ``model.held``); with ``markerset=None`` and labels that match no known set, or ``markerset="discover"``,
     the segments are found from the motion (``model.discovery``). ``gap_fill``: how marker gaps are filled
     before reconstruction (``GapFillOptions``; on by default). Dynamics: ``cutoff`` of the zero-lag low-pass
@@ -81,6 +84,7 @@ class PipelineOptions:
     static: str | None = None
     markerset: str | None = None
     sex: str = "male"
+    shoe_mass: float = SHOE_MASS
     head: str = "level"
     gap_fill: GapFillOptions = GapFillOptions()
     method: str = "otm"
@@ -134,6 +138,10 @@ class PipelineOptions:
                 raise InputError(f"{option(name, value)} is not a positive number", f"give {name} in SI units")
         if self.mass is not None:
             check_mass_range(self.mass)
+        if isinstance(self.shoe_mass, bool) or not isinstance(self.shoe_mass, (int, float)) \
+                or not self.shoe_mass >= 0:
+            raise InputError(f"{option('shoe_mass', self.shoe_mass)} is not a shoe's mass",
+                             "give one shoe's mass in kg (0.2-0.5 for most; 0: barefoot)")
 
     @property
     def filter_cutoff(self) -> float | str | None:

@@ -91,7 +91,8 @@ def summary(report: Report) -> str:
     if model:
         worst = max(model["cluster_residuals_m"].items(), key=lambda kv: kv[1], default=("-", 0.0))
         lines += [f"  body model {model['template']}: {model['segments']} segments, {model['dof']} DoF, "
-                  f"{model['mass_kg']:.1f} kg ({model['mass_source']})",
+                  f"{model['mass_kg']:.1f} kg ({model['mass_source']})"
+                  + (f"; shoes {shoes}" if (shoes := shoes_text(model.get("shoes_kg"))) else ""),
                   f"  least rigid marker cluster: {worst[0]} {1000 * worst[1]:.1f} mm RMS; "
                   f"initial pose marker RMS {figure(model['initial_marker_rms_m'], '.1f', 1000)} mm"]
         inertia = model.get("inertia_from_opensim_model")
@@ -138,6 +139,14 @@ def figure(value: float | None, spec: str, scale: float = 1.0) -> str:
     """A figure of the report for a person (this summary, the sidebar): ``scale * value`` formatted by ``spec``,
     or n/a where it does not exist (None in the report, left out of the collection metadata)."""
     return "n/a" if value is None else format(scale * value, spec)
+
+
+def shoes_text(shoes: dict | None) -> str:
+    """The shoes a model wears: ``"0.30 kg each"`` (or per foot when they differ), "" barefoot."""
+    kinds = set((shoes or {}).values())
+    if len(kinds) == 1:
+        return f"{kinds.pop():.2f} kg each"
+    return ", ".join(f"{name} {kg:.2f} kg" for name, kg in (shoes or {}).items())
 
 
 def _contact_lines(contact: ContactSummary) -> list[str]:

@@ -51,6 +51,7 @@ class ModelSummary(TypedDict):
     mass_source: str
     mass_assumed: bool
     inertia_table: str
+    shoes_kg: dict[str, float]  # segment -> the mass of the shoe it wears, part of mass_kg
     markerset: str
     static: str | None
     segment_lengths_m: dict[str, float]

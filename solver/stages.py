@@ -106,7 +106,8 @@ def _calibrated(trial: Trial, static: Trial | None, options: PipelineOptions, pr
     body."""
     def build(markerset, calibration_trial, static_trial):
         return calibrate(calibration_trial, options.template, mass=options.mass, static=static_trial,
-                         markerset=markerset, sex=options.sex, head=options.head)
+                         markerset=markerset, sex=options.sex, head=options.head,
+                         shoe_mass=options.shoe_mass)
 
     if options.markerset == DISCOVER:
         markerset, calibration_trial, static, found = _discovered(trial, static, progress)

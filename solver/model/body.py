@@ -206,6 +206,7 @@ class BodyModel:
             "mass_source": self.mass_source,
             "mass_assumed": self.mass_source.startswith("assumed"),
             "inertia_table": f"{cal.table} ({cal.sex})",
+            "shoes_kg": dict(self.metadata.get("shoes", {})),
             "markerset": cal.markerset,
             "static": cal.static,
             "segment_lengths_m": cal.lengths,

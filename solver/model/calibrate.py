@@ -27,7 +27,8 @@ Steps (every one vectorized over frames):
    would make it work.
 5. Inertia (``inertia``) from the body mass: the ``mass`` argument ("user"),
    else the quiet-standing weight on the static or movement trial's force
-   plates / g ("force plates"), else 70 kg ("assumed ...", with a warning).
+   plates / g ("force plates"), else 70 kg ("assumed ...", with a warning);
+   ``shoe_mass`` of it on each foot (``inertia``, Shoes).
 6. With a ``static`` trial, the model comes from it and the movement trial's
    own segment lengths must agree within ``length_tolerance`` (else the static
    is probably another subject's).
@@ -45,14 +46,14 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..constants import STANDARD_GRAVITY
-from ..errors import ModelError, option
+from ..errors import InputError, ModelError, option
 from ..io.plates import quiet_standing_weight
 from ..io.trial import Trial
 from .body import BodyModel, Segment
 from .calibration_report import fit_residuals, initial_pose, marker_notes, marker_report
 from .contact_points import ContactConfig, level_soles, with_contact_points
 from .fit import fit_segments
-from .inertia import DE_LEVA, check_inertia, combine, endpoint, part_inertia, table_rows
+from .inertia import DE_LEVA, SHOE_MASS, SHOE_ROW, check_inertia, combine, endpoint, part_inertia, table_rows
 from .held import held_segments, with_held_segments
 from .level_head import HEADS
 from . import vocabulary
@@ -153,11 +154,24 @@ def _body_mass(mass, trials) -> tuple[float, str, tuple]:
         f"({option('static', hint='path')}), for real masses and torques",)
 
 
+def _check_shoes(shoe_mass: float, body_mass: float) -> None:
+    """One line unless 0 <= ``shoe_mass`` and both shoes weigh under a tenth of the body (an option's error, not
+    the markers': no marker set found from the motion would mend it)."""
+    if not (np.isfinite(shoe_mass) and 0 <= shoe_mass and 2 * shoe_mass < 0.1 * body_mass):
+        raise InputError(f"{option('shoe_mass', shoe_mass)} is not a shoe's mass for a body of "
+                         f"{body_mass:.1f} kg", "give one shoe's mass in kg (0.2-0.5 for most; 0: barefoot)")
+
+
 def with_body_mass(model: BodyModel, mass: float, source: str) -> BodyModel:
     """``model`` with every segment's mass and inertia scaled so that the body weighs ``mass`` [kg] (the mass
-    distribution, and so every centre of mass, is kept), from ``source``; the calibration record follows."""
-    ratio = mass / model.total_mass
-    segments = tuple(replace(s, mass=s.mass * ratio, inertia=s.inertia * ratio) for s in model.segments)
+    distribution, and so every centre of mass, is kept), from ``source``; the calibration record follows. The
+    shoes (``metadata["shoes"]``: segment -> kg) keep their mass: the body without them is scaled, and a shod
+    segment, a foot alone, keeps its inertia per kilogram."""
+    shoes = model.metadata.get("shoes", {})
+    worn = sum(shoes.values())
+    ratio = (mass - worn) / (model.total_mass - worn)
+    masses = [(s.mass - shoes.get(s.name, 0.0)) * ratio + shoes.get(s.name, 0.0) for s in model.segments]
+    segments = tuple(replace(s, mass=m, inertia=s.inertia * (m / s.mass)) for s, m in zip(model.segments, masses))
     metadata = dict(model.metadata)
     if "calibration" in metadata:
         cal = metadata["calibration"]
@@ -293,10 +307,12 @@ def _geometry(sources: list, attached: dict, sex: str) -> tuple[dict, list]:
 
 
 def build_model(template: Template, geo: dict, joints: dict, mass: float, mass_source: str, sex: str,
-                table: str, contact: ContactConfig | None = None, metadata: dict | None = None) -> BodyModel:
+                table: str, contact: ContactConfig | None = None, metadata: dict | None = None,
+                shoe_mass: float = 0.0) -> BodyModel:
     """Assemble model segments from anatomical geometry: merge members, add inertia, foot landmarks and
     contact points. ``geo`` as returned by calibration (per anatomical segment: joint_offset, tip,
-    landmarks, markers, all in the segment frame); ``joints`` per anatomical segment (type, axes)."""
+    landmarks, markers, all in the segment frame); ``joints`` per anatomical segment (type, axes);
+    ``shoe_mass`` [kg] of ``mass`` on each foot, distributed like it (``inertia``, Shoes)."""
     rows = table_rows(table, sex)
     neutral, points = {}, {}
     for a in ANATOMY:
@@ -307,6 +323,9 @@ def build_model(template: Template, geo: dict, joints: dict, mass: float, mass_s
     parts = {s.name: [(row.lstrip("-"), -1.0 if row.startswith("-") else 1.0, ANATOMY_BY_NAME[m])
                       for m in s.members for row in ANATOMY_BY_NAME[m].inertia] for s in template.segments}
     total = sum(sign * rows[row].mass for p in parts.values() for row, sign, _ in p)
+    shoes = {name: shoe_mass for name, p in parts.items() for row, sign, _ in p if row == SHOE_ROW and sign > 0
+             and shoe_mass > 0}
+    body = mass - sum(shoes.values())
     index = {s.name: i for i, s in enumerate(template.segments)}
     segments, feet = [], {}
     for s in template.segments:
@@ -314,9 +333,10 @@ def build_model(template: Template, geo: dict, joints: dict, mass: float, mass_s
         pieces = []
         for row_name, sign, a in parts[s.name]:
             row = rows[row_name]
-            com, inertia = part_inertia(row, mass * row.mass / total, points[endpoint(row.start, a.side)] - base,
+            part = body * row.mass / total + (shoe_mass if row_name == SHOE_ROW and s.name in shoes else 0.0)
+            com, inertia = part_inertia(row, part, points[endpoint(row.start, a.side)] - base,
                                         points[endpoint(row.end, a.side)] - base)
-            pieces.append((sign * mass * row.mass / total, com, inertia))
+            pieces.append((sign * part, com, inertia))
         seg_mass, com, inertia = combine(pieces)
         check_inertia(s.name, seg_mass, inertia)
         markers = [(label, neutral[m] - base + offset) for m in s.members
@@ -338,7 +358,7 @@ def build_model(template: Template, geo: dict, joints: dict, mass: float, mass_s
                                 "toe": [float(v) for v in toe], "sole": float(min(z) - SOLE_BELOW_MARKERS)}
     model = BodyModel(tuple(segments), mass_source=mass_source,
                       metadata={**(metadata or {}), "template": template.name, "table": table, "sex": sex,
-                                "feet": feet})
+                                "feet": feet, "shoes": shoes})
     return with_contact_points(model, contact or ContactConfig())
 
 
@@ -357,12 +377,14 @@ def _compare_lengths(static_lengths: dict, moving_lengths: dict, tolerance: floa
 
 def calibrate(trial: Trial, template: str = "full15", mass: float | None = None, static: Trial | None = None,
               markerset=None, sex: str = "male", table: str = "de_leva", contact: ContactConfig | None = None,
-              length_tolerance: float = LENGTH_TOLERANCE, head: str = "level") -> BodyModel:
+              length_tolerance: float = LENGTH_TOLERANCE, head: str = "level",
+              shoe_mass: float = SHOE_MASS) -> BodyModel:
     """Build the subject's ``BodyModel`` for ``trial`` (the module docstring lists the steps).
 
     ``markerset``: None (recognize), a built-in name (cmu41, vicon53, opencap), a TOML path or a
     ``MarkerSet``. ``static``: a static trial of the same subject and marker set, for the geometry.
-    ``sex`` and ``table`` ("de_leva" or "lee") choose the inertia table; ``contact`` the contact points.
+    ``sex`` and ``table`` ("de_leva" or "lee") choose the inertia table; ``shoe_mass`` [kg] the mass of each
+    shoe, part of the body mass (0: barefoot); ``contact`` the contact points.
     ``head``: segments without markers are held by their rules ("level", ``model.held``: a head held level, a
     lower-body set's head, arms and trunk following the pelvis's slow motion) or welded to their parents at
     their calibrated postures ("welded", the papers' rigid upper body). The report is
@@ -375,6 +397,7 @@ def calibrate(trial: Trial, template: str = "full15", mass: float | None = None,
     labelled = static if static is not None else trial
     mset = get_markerset(markerset, labelled.labels, labelled.metadata.get("point_descriptions"))
     body_mass, mass_source, warnings = _body_mass(mass, (static, trial))
+    _check_shoes(shoe_mass, body_mass)
     upper = _has_upper_body(Points(labelled, mset, sex), mset, tmpl)
     if not upper:
         tmpl = with_hat(tmpl)
@@ -393,7 +416,8 @@ def calibrate(trial: Trial, template: str = "full15", mass: float | None = None,
     lengths = _model_lengths(geo)
     if static is not None:
         _compare_lengths(lengths, movement_lengths, length_tolerance)
-    model = build_model(tmpl, geo, joints, body_mass, mass_source, sex, table, contact, {"markerset": mset.name})
+    model = build_model(tmpl, geo, joints, body_mass, mass_source, sex, table, contact, {"markerset": mset.name},
+                        shoe_mass)
     if head == "level":
         model = with_held_segments(model)
     held = {model.segments[k].name: model.segments[k].held for k in held_segments(model)}

@@ -14,7 +14,7 @@ their coordinates' axes). Then for each model segment:
   bodies meet their parent (the pelvis: midway between the hip joints);
 - one body covers it and other segments too: the table's CM and inertia are kept and the masses (and
   inertias) of those segments scaled to the body's mass;
-- no body: the table's values stay.
+- no body: the table's values stay (with its shoe, for a foot: the model's feet wear theirs).
 
 The report (``BodyModel.metadata["opensim_inertia"]``) says which segment took what from which bodies.
 """
@@ -228,7 +228,8 @@ def apply_opensim_inertia(model: BodyModel, path: str | Path) -> BodyModel:
     if not report["mapped"] and not report["scaled"]:
         raise InputError(f"None of the bodies of {path.name} maps onto a segment ({', '.join(sorted(osim.bodies))})",
                          "use a model with Rajagopal, gait2392 or Mocap Dynamics body names")
+    shoes = {name: kg for name, kg in model.metadata.get("shoes", {}).items() if name in report["kept"]}
     result = BodyModel(tuple(segments), mass_source=f"OpenSim model {path.name}",
-                       metadata={**model.metadata, "opensim_inertia": report})
+                       metadata={**model.metadata, "opensim_inertia": report, "shoes": shoes})
     report["mass_kg"] = result.total_mass
     return result

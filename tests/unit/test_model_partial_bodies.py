@@ -17,7 +17,7 @@ from mocap_dynamics.solver.io.c3d import write_c3d
 from mocap_dynamics.solver.io.trc import write_trc
 from mocap_dynamics.solver.kinematics import convergence_summary
 from mocap_dynamics.solver.model import calibrate
-from mocap_dynamics.solver.model.inertia import DE_LEVA
+from mocap_dynamics.solver.model.inertia import DE_LEVA, SHOE_MASS
 from mocap_dynamics.solver.model.templates import HAT_MEMBERS
 from mocap_dynamics.solver.pipeline import PipelineOptions, run
 
@@ -114,7 +114,7 @@ def test_lower_body_set_gets_one_upper_body_segment(shared_data, lower_body_file
     rows = DE_LEVA["male"]
     fraction = sum(rows[r].mass for r in ("trunk", "head")) - rows["lower_trunk"].mass + 2 * sum(
         rows[r].mass for r in ("upper_arm", "forearm", "hand"))
-    assert hat.mass == pytest.approx(60.0 * fraction / sum(
+    assert hat.mass == pytest.approx((60.0 - 2 * SHOE_MASS) * fraction / sum(  # the shoes on the feet
         rows[r].mass * (2 if r in ("upper_arm", "forearm", "hand", "thigh", "shank", "foot") else 1)
         for r in rows if r != "lower_trunk"))
     q_lower, q_full = lower.metadata["calibration"].initial_q, full.metadata["calibration"].initial_q

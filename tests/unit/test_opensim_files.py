@@ -181,6 +181,7 @@ def test_a_rajagopal_model_maps_onto_our_segments(walking_full15, shared_data):
     assert report["mapped"]["foot_l"] == ["talus_l", "calcn_l", "toes_l"]
     assert report["mapped"]["shank_r"] == ["tibia_r", "patella_r"]
     assert report["scaled"] == {"torso": "torso", "head": "torso"}  # its torso carries the head
+    assert walking_full15.metadata["shoes"] and not model.metadata["shoes"]  # its feet are the model's own
     assert model.total_mass == pytest.approx(62.6, abs=0.01)  # the AddBiomechanics model's mass
     assert model.mass_source == "OpenSim model subject4_opensim_model.osim"
     thigh = model.segments[model.index("thigh_l")]

@@ -151,6 +151,16 @@ def test_absurd_masses_are_one_line_each(sample, tmp_path):
     assert files(tmp_path) == set()
 
 
+def test_absurd_shoes_are_one_line_each(sample, tmp_path):
+    done = solver(sample["trc"], "--out", tmp_path / "out", "--shoe-mass", "-0.3")
+    assert done.returncode == 2 and one_line(done) == ("error: --shoe-mass -0.3 is not a shoe's mass. Give one "
+                                                       "shoe's mass in kg (0.2-0.5 for most; 0: barefoot).")
+    done = solver(sample["trc"], "--out", tmp_path / "out", "--shoe-mass", "9", "--mass", "70")
+    assert done.returncode == 2 and one_line(done).startswith("error: --shoe-mass 9.0 is not a shoe's mass for a "
+                                                              "body of 70.0 kg.")
+    assert files(tmp_path) == set()
+
+
 def test_a_grf_in_milliseconds_is_one_line_naming_the_flag(shared_data, tmp_path):
     done = solver(shared_data / "subject4_walking1.trc", "--grf", grf_in_ms(shared_data, tmp_path), "--out",
                   tmp_path / "out", "--until", "import")
