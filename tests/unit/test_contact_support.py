@@ -145,6 +145,9 @@ def test_a_drop_jump_stands_on_a_box_then_on_the_floor(trials):
     box = contact.patches[1]
     assert 0.2 < box.height < 0.45 and box.tilt < 2.0
     assert abs(contact.patches[0].height - plate_floor_height(result)) < 0.01 and contact.plane_angle < 1.0
+    above = contact.surface_summary(1)["height_above_floor_m"]  # the report's, on the vertical through the box
+    assert above == pytest.approx(box.height - contact.patches[0].height, abs=0.005)
+    assert "height_above_floor_m" not in contact.surface_summary(0)
     on_box, on_floor = contact.load_intervals(1), contact.load_intervals(0)
     assert on_box[0][0] < 0.05 and 0.8 < on_box[0][1] < 1.0  # standing on the box from the start
     assert on_floor[0][0] > 1.2  # the floor is loaded only after the drop
