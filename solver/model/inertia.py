@@ -44,9 +44,10 @@ body. ``shoe_mass`` [kg per foot, ``SHOE_MASS`` by default: an everyday
 trainer or running shoe weighs 0.25-0.4 kg] is taken out of the body mass
 before the table shares it out, and added to each foot, distributed like the
 foot (its CM and radii of gyration: the shoe wraps it). 0 is the tables as
-published (barefoot). Checked against the trials' plates: the root force
-left with the measured plates is least on the walks for a foot of 1.7-2.0 %
-of the body mass, the table's 1.37 % plus a 0.2-0.4 kg shoe (README).
+published (barefoot). Checked against the trials' plates: the vertical force
+and lateral moment that the measured plates leave at the root on subject 4's
+walks are least for a foot of 1.7-2.0 % of the body mass, the table's 1.37 %
+plus a 0.2-0.4 kg shoe (README).
 
 Axes: the longitudinal axis runs between the endpoints; the transverse axis
 is the segment's Y (medio-lateral) made orthogonal to it; the sagittal axis
