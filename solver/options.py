@@ -17,7 +17,7 @@ from .errors import InputError, option
 from .io import ImportOptions
 from .io.documents import parse_document
 from .kinematics.gap_fill import GapFillOptions
-from .model.inertia import SHOE_MASS
+from .model.inertia import SHOE_MASS, SHOE_MASS_FIX
 from .model.level_head import HEADS
 from .plausibility import check_mass_range
 from .zerog import ZeroGravityOptions
@@ -140,8 +140,7 @@ class PipelineOptions:
             check_mass_range(self.mass)
         if isinstance(self.shoe_mass, bool) or not isinstance(self.shoe_mass, (int, float)) \
                 or not self.shoe_mass >= 0:
-            raise InputError(f"{option('shoe_mass', self.shoe_mass)} is not a shoe's mass",
-                             "give one shoe's mass in kg (0.2-0.5 for most; 0: barefoot)")
+            raise InputError(f"{option('shoe_mass', self.shoe_mass)} is not a shoe's mass", SHOE_MASS_FIX)
 
     @property
     def filter_cutoff(self) -> float | str | None:

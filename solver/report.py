@@ -143,10 +143,10 @@ def figure(value: float | None, spec: str, scale: float = 1.0) -> str:
 
 def shoes_text(shoes: dict | None) -> str:
     """The shoes a model wears: ``"0.30 kg each"`` (or per foot when they differ), "" barefoot."""
-    kinds = set((shoes or {}).values())
-    if len(kinds) == 1:
-        return f"{kinds.pop():.2f} kg each"
-    return ", ".join(f"{name} {kg:.2f} kg" for name, kg in (shoes or {}).items())
+    shoes = shoes or {}
+    if len(set(shoes.values())) == 1:
+        return f"{next(iter(shoes.values())):.2f} kg each"
+    return ", ".join(f"{name} {kg:.2f} kg" for name, kg in shoes.items())
 
 
 def _contact_lines(contact: ContactSummary) -> list[str]:

@@ -53,7 +53,8 @@ from .body import BodyModel, Segment
 from .calibration_report import fit_residuals, initial_pose, marker_notes, marker_report
 from .contact_points import ContactConfig, level_soles, with_contact_points
 from .fit import fit_segments
-from .inertia import DE_LEVA, SHOE_MASS, SHOE_ROW, check_inertia, combine, endpoint, part_inertia, table_rows
+from .inertia import (DE_LEVA, SHOE_MASS, SHOE_MASS_FIX, SHOE_ROW, check_inertia, combine, endpoint, part_inertia,
+                      table_rows)
 from .held import held_segments, with_held_segments
 from .level_head import HEADS
 from . import vocabulary
@@ -159,7 +160,7 @@ def _check_shoes(shoe_mass: float, body_mass: float) -> None:
     the markers': no marker set found from the motion would mend it)."""
     if not (np.isfinite(shoe_mass) and 0 <= shoe_mass and 2 * shoe_mass < 0.1 * body_mass):
         raise InputError(f"{option('shoe_mass', shoe_mass)} is not a shoe's mass for a body of "
-                         f"{body_mass:.1f} kg", "give one shoe's mass in kg (0.2-0.5 for most; 0: barefoot)")
+                         f"{body_mass:.1f} kg", SHOE_MASS_FIX)
 
 
 def with_body_mass(model: BodyModel, mass: float, source: str) -> BodyModel:
@@ -323,8 +324,8 @@ def build_model(template: Template, geo: dict, joints: dict, mass: float, mass_s
     parts = {s.name: [(row.lstrip("-"), -1.0 if row.startswith("-") else 1.0, ANATOMY_BY_NAME[m])
                       for m in s.members for row in ANATOMY_BY_NAME[m].inertia] for s in template.segments}
     total = sum(sign * rows[row].mass for p in parts.values() for row, sign, _ in p)
-    shoes = {name: shoe_mass for name, p in parts.items() for row, sign, _ in p if row == SHOE_ROW and sign > 0
-             and shoe_mass > 0}
+    shoes = {name: shoe_mass for name, p in parts.items()
+             if shoe_mass > 0 and any(row == SHOE_ROW and sign > 0 for row, sign, _ in p)}
     body = mass - sum(shoes.values())
     index = {s.name: i for i, s in enumerate(template.segments)}
     segments, feet = [], {}
@@ -333,7 +334,7 @@ def build_model(template: Template, geo: dict, joints: dict, mass: float, mass_s
         pieces = []
         for row_name, sign, a in parts[s.name]:
             row = rows[row_name]
-            part = body * row.mass / total + (shoe_mass if row_name == SHOE_ROW and s.name in shoes else 0.0)
+            part = body * row.mass / total + (shoes.get(s.name, 0.0) if row_name == SHOE_ROW else 0.0)
             com, inertia = part_inertia(row, part, points[endpoint(row.start, a.side)] - base,
                                         points[endpoint(row.end, a.side)] - base)
             pieces.append((sign * part, com, inertia))

@@ -116,6 +116,8 @@ TABLES = {"de_leva": DE_LEVA, "lee": {"female": LEE, "male": LEE}}
 SHOE_MASS = 0.3
 #: The table row a shoe is added to.
 SHOE_ROW = "foot"
+#: What to do about a shoe mass that is not one (the option's check and calibration's).
+SHOE_MASS_FIX = "give one shoe's mass in kg (0.2-0.5 for most; 0: barefoot)"
 
 #: Table endpoint codes -> our point names (a trailing "_" takes the segment's side).
 ENDPOINTS = {"VERT": "vertex", "CERV": "neck", "SUPR": "neck", "MIDH": "mid_hip", "OMPH": "lumbar",
