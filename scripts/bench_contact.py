@@ -1,6 +1,6 @@
 """Benchmark of contact from motion alone: prints figures, never asserts them.
 
-    .venv/bin/python scripts/bench_contact.py [--out out/bench_contact] [--trials NAME ...]
+    .venv/bin/python scripts/bench_contact.py [--out out/bench_contact] [--trials NAME ...] [--sections N ...]
 
 1. Numba compile time of the contact estimate in a fresh process with an empty cache (the first click a user
    feels; the kinematics and dynamics kernels warmed first, so only contact's own are counted), for the
@@ -335,20 +335,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "out" / "bench_contact"), help="folder for the plots")
     parser.add_argument("--trials", nargs="*", help="names of the trials to run (default: all)")
-    parser.add_argument("--no-compile", action="store_true", help="skip the compile-time probes")
+    parser.add_argument("--no-compile", action="store_true", help="skip the compile-time probes (section 1)")
+    parser.add_argument("--sections", nargs="*", type=int, default=list(range(1, 9)),
+                        help="the numbered sections of this docstring to run (default: all)")
     args = parser.parse_args()
+    sections = set(args.sections) - ({1} if args.no_compile else set())
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     load_package()
     print(f"== Contact from motion alone ({machine()}, load average {os.getloadavg()[0]:.1f})")
-    if not args.no_compile:
+    if 1 in sections:
         for label, seconds in compile_times().items():
             print(f"   numba kernels of the {label}: {seconds}")
     if not SHARED.is_dir():
         print("   real trials: skipped (../shared/data is absent)")
         return
     rows = []
-    for name, file, kind, static in TRIALS:
+    for name, file, kind, static in TRIALS if 2 in sections else ():
         if args.trials and name not in args.trials:
             continue
         if not (SHARED / file).is_file():
@@ -358,16 +361,18 @@ def main() -> None:
         if figures is not None:
             print_trial(figures)
             rows.append(figures)
-    print("   the paper's springs (eq. 10 plane, unfiltered forward differences), same trials, no static:")
-    for name, file, kind, static in TRIALS:
-        if static is None and (SHARED / file).is_file() and (not args.trials or name in args.trials):
-            print(f"      {name}: {springs_figures(file)}")
-    bench_treadmill(out)
-    bench_turned(out)
-    bench_recaptured(out)
-    bench_lower_body(out)
-    bench_ball()
-    print_table(rows)
+    if 3 in sections:
+        print("   the paper's springs (eq. 10 plane, unfiltered forward differences), same trials, no static:")
+        for name, file, kind, static in TRIALS:
+            if static is None and (SHARED / file).is_file() and (not args.trials or name in args.trials):
+                print(f"      {name}: {springs_figures(file)}")
+    for number, section in ((4, bench_treadmill), (5, bench_turned), (6, bench_recaptured), (7, bench_lower_body)):
+        if number in sections:
+            section(out)
+    if 8 in sections:
+        bench_ball()
+    if rows:
+        print_table(rows)
 
 
 if __name__ == "__main__":
