@@ -228,7 +228,7 @@ def detected_surfaces(dynamics: Dynamics, points: ContactPoints, positions: np.n
         return tuple(kept), on_floor
     surfaces = tuple(p.surface for p in kept)
     activation, surface, _ = activations(positions, SurfaceArrays(surfaces), constants, points.padding,
-                                         points.floor_only)
+                                         points.floor_only, options.min_activation)
     near_raised = np.flatnonzero(np.any((surface > 0) & (activation > options.min_activation), axis=1))
     forces = np.concatenate([on_floor, np.zeros((len(kept) - 1,) + on_floor.shape[1:])])
     if last[0] == surfaces:  # each frame's (*) has one solution: the frames already solved on these surfaces

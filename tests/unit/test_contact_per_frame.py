@@ -291,3 +291,34 @@ def test_a_point_sunk_into_a_box_is_pushed_out_through_its_top():
     np.testing.assert_array_equal(surface[0], [1, 1, 1, 0])
     np.testing.assert_array_equal(face[0], [1, 3, 1, 0])  # box faces from 1: top, underside, +x side, ...
     assert active[0, :3].min() > 0.5
+
+
+def test_points_never_in_reach_are_skipped_exactly():
+    """``activations(..., least)``: the points that ``might_reach`` screens out are never more active than
+    ``least`` in any frame, and the points measured keep their activation, surface and face exactly, on random
+    points about a floor and a tilted box, padded and floor-only points among them; ``reach_distance`` inverts
+    eq. 4's sigmoid."""
+    from mocap_dynamics.solver.contact import Surface
+    from mocap_dynamics.solver.contact.model import ContactConstants, Plane, SurfaceArrays
+    from mocap_dynamics.solver.contact.per_frame import activations, might_reach, reach_distance
+    tilt = np.array([np.sin(0.1), 0.0, np.cos(0.1)])
+    box = Surface((Plane(tilt, 0.4), Plane(-tilt, -0.35), Plane(np.array([1.0, 0.0, 0.0]), 0.5),
+                   Plane(np.array([-1.0, 0.0, 0.0]), 0.5), Plane(np.array([0.0, 1.0, 0.0]), 0.5),
+                   Plane(np.array([0.0, -1.0, 0.0]), 0.5)))
+    arrays, constants = SurfaceArrays((Surface.floor(0.0), box)), ContactConstants()
+    rng = np.random.default_rng(3)
+    points = rng.uniform([-1.0, -1.0, -0.05], [1.0, 1.0, 0.6], (50, 400, 3))
+    points[:, :200, 2] += np.linspace(0.0, 0.3, 200)  # half of them drift upward, some out of reach
+    points[7, 5] = np.nan
+    padding = np.where(rng.random(400) < 0.2, 0.02, 0.0)
+    floor_only = rng.random(400) < 0.2
+    least = 1e-3
+    assert 0.5 * (1 + np.tanh(-constants.distance_gain * reach_distance(least, constants))) == pytest.approx(least)
+    full = activations(points, arrays, constants, padding, floor_only)
+    screened = activations(points, arrays, constants, padding, floor_only, least)
+    kept = might_reach(points, arrays, padding, floor_only, reach_distance(least, constants))
+    assert 0 < kept.sum() < 400
+    assert not (np.nan_to_num(full[0][:, ~kept]) > least).any()
+    for whole, part in zip(full, screened):
+        np.testing.assert_array_equal(part[:, kept], whole[:, kept])
+    assert not screened[0][:, ~kept].any()
