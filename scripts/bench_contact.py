@@ -347,11 +347,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "out" / "bench_contact"), help="folder for the plots")
     parser.add_argument("--trials", nargs="*", help="names of the trials to run (default: all)")
-    parser.add_argument("--no-compile", action="store_true", help="skip the compile-time probes (section 1)")
     parser.add_argument("--sections", nargs="*", type=int, default=list(range(1, 9)),
                         help="the numbered sections of this docstring to run (default: all)")
     args = parser.parse_args()
-    sections = set(args.sections) - ({1} if args.no_compile else set())
+    sections = set(args.sections)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     load_package()
