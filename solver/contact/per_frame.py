@@ -104,9 +104,10 @@ carrying an active point in the frame (six for two feet).
 Choices (each a field of ``PerFrameOptions``): ``friction`` μ = 0.8 (shoe on
 a lab floor; walking needs about 0.2-0.3), ``regularisation`` λ = 1e-3 (a
 fully active point pushing with a quarter of the body weight costs as much
-as a root force of 0.5 % of it; heavier, the centre of pressure in single support nears the plates' but a
-seated subject's feet keep load: README), ``min_activation`` 1e-3 (points less active
-than that — 5.8 cm off a surface — carry nothing). The forces then cancel the
+as a root force of 0.5 % of it; heavier, the centre of pressure in single
+support nears the plates', but a seated subject's feet keep load: README),
+``min_activation`` 1e-3 (points less active than that — 5.8 cm off a
+surface — carry nothing). The forces then cancel the
 root wrench as far as the cones and the points near the surface allow, so
 the fraction of the root force "explained" says little here (noise is
 explained too); compare with force plates instead.
