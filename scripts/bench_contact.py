@@ -23,6 +23,8 @@
 7. The same trials with only their pelvis and leg markers kept: a lower-body model, its head, arms and trunk (HAT)
    following the pelvis's slow motion (the default) or welded to it (``--head welded``).
 8. The bouncing ball of §3 (table and mouse pad): recovered parameters.
+9. Trials cut where a recording may begin or end (a drop jump in flight, a sit-to-stand seated, one walking step):
+   vertical RMSE and r against the whole trial's over the same frames.
 
 Targets (issue 15), default settings, whole trial: vertical GRF r >= 0.95; RMSE <= 8 % BW on walks and
 sit-to-stand, <= 15 % BW on drop jumps; root force explained >= 90 %; floor tilt <= 1 deg and height within
@@ -329,6 +331,34 @@ def bench_lower_body(out: Path) -> None:
     print()
 
 
+#: (trial, start, stop [s]) of ``bench_cut``: where a recording may begin or end.
+CUTS = (("subject4_DJ3", 1.1, 3.0), ("subject4_STS1", 0.0, 1.5), ("subject4_walking1", 0.3, 0.9))
+
+
+def bench_cut(out: Path) -> None:
+    """The trials cut (``tests/unit/test_contact_cut_trials.py``): vertical RMSE [% BW] and r of the cut trial,
+    without its first and last 0.05 s, and of the whole trial over the same frames (the low-pass filter's ends
+    fall inside the motion)."""
+    from mocap_dynamics.solver.pipeline import PipelineOptions, run
+    sys.path.insert(0, str(ROOT))
+    from tests.unit.test_contact_cut_trials import cut
+    print("   the trials cut (vertical RMSE % BW, r; surfaces):")
+    print("\n| trial, cut | cut | cut, without its first and last 0.05 s | whole trial, same frames |")
+    print("|---|---|---|---|")
+    for stem, start, stop in CUTS:
+        whole = run(SHARED / f"{stem}.trc", PipelineOptions(until="contact")).plate_comparison
+        part = run(cut(SHARED / f"{stem}.trc", out / "cut", start, stop), PipelineOptions(until="contact"))
+        times = part.plate_comparison.times
+        cells = [part.plate_comparison.totals,
+                 part.plate_comparison.totals_over((times >= times[0] + 0.05) & (times <= times[-1] - 0.05)),
+                 whole.totals_over((whole.times >= times[0] - 1e-9) & (whole.times <= times[-1] + 1e-9))]
+        kinds = ", ".join(p.kind for p in part.contact.patches)
+        print(f"| {stem}, {start:g}-{stop:g} s ({kinds}) | "
+              + " | ".join(f"{c['rmse_vertical_bw_percent']:.1f}, {c['correlation_vertical']:.3f}" for c in cells)
+              + " |", flush=True)
+    print()
+
+
 def bench_ball() -> None:
     from mocap_dynamics.solver.contact import Material, Surface, estimate_ball, simulate_ball
 
@@ -347,7 +377,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "out" / "bench_contact"), help="folder for the plots")
     parser.add_argument("--trials", nargs="*", help="names of the trials to run (default: all)")
-    parser.add_argument("--sections", nargs="*", type=int, default=list(range(1, 9)),
+    parser.add_argument("--sections", nargs="*", type=int, default=list(range(1, 10)),
                         help="the numbered sections of this docstring to run (default: all)")
     args = parser.parse_args()
     sections = set(args.sections)
@@ -379,7 +409,8 @@ def main() -> None:
         for name, file, kind, static in TRIALS:
             if static is None and (SHARED / file).is_file() and (not args.trials or name in args.trials):
                 print(f"      {name}: {springs_figures(file)}")
-    for number, section in ((4, bench_treadmill), (5, bench_turned), (6, bench_recaptured), (7, bench_lower_body)):
+    for number, section in ((4, bench_treadmill), (5, bench_turned), (6, bench_recaptured), (7, bench_lower_body),
+                            (9, bench_cut)):
         if number in sections:
             section(out)
     if 8 in sections:

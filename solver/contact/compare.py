@@ -133,6 +133,10 @@ class PlateComparison:
         """The figures of the totals over the covered frames (``summary``'s top level)."""
         return self._figures(self.measured, self.estimated, self.covered)
 
+    def totals_over(self, frames: np.ndarray) -> dict:
+        """The figures of the totals over the covered frames among ``frames`` (T,) (e.g. a time window)."""
+        return self._figures(self.measured, self.estimated, self.covered & frames)
+
     rmse_vertical = property(lambda self: self.totals["rmse_vertical_bw_percent"])
     rmse_horizontal = property(lambda self: self.totals["rmse_horizontal_bw_percent"])
     correlation_vertical = property(lambda self: self.totals["correlation_vertical"])

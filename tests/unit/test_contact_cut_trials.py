@@ -1,0 +1,55 @@
+"""Contact from motion alone on real trials cut where a recording may start or end: a drop jump that begins in
+flight after the box, a sit-to-stand that begins seated, one walking step. The plates are only compared with
+(``scripts/bench_contact.py`` section 9 prints the figures against the same frames of the whole trials).
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from mocap_dynamics.solver.io import load_trial
+from mocap_dynamics.solver.io.trc import write_trc
+from mocap_dynamics.solver.pipeline import PipelineOptions, run
+
+
+def cut(path: Path, folder: Path, start: float, stop: float) -> Path:
+    """The trial at ``path`` cut to its frames from ``start`` to ``stop`` [s], written to ``folder`` with its
+    plates' ``NAME_grf.mot`` beside it (the plates whole: only the markers' frames are compared)."""
+    trial = load_trial(path)
+    keep = (trial.times >= start - 1e-9) & (trial.times <= stop + 1e-9)
+    folder.mkdir(parents=True, exist_ok=True)
+    out = folder / path.name
+    write_trc(replace(trial, markers=trial.markers[keep], start_time=float(trial.times[keep][0]), plates=(),
+                      plate_samples=None), out)
+    shutil.copy(path.with_name(f"{path.stem}_grf.mot"), folder / f"{path.stem}_grf.mot")
+    return out
+
+
+def test_a_drop_jump_that_begins_in_flight_has_only_the_floor_and_nothing_before_touch_down(shared_data, tmp_path):
+    """DJ3 from 1.1 s, after she left the box: no box, no load before the plates see her land (1.30 s), the
+    landing's vertical force still follows the plates (r 0.98, 16.6 % BW against 16.8 over the same frames of
+    the whole trial)."""
+    result = run(cut(shared_data / "subject4_DJ3.trc", tmp_path, 1.1, 3.0), PipelineOptions(until="contact"))
+    contact, plates = result.contact, result.plate_comparison
+    assert [p.kind for p in contact.patches] == ["floor"]
+    onset = min(event.measured_onset for event in plates.events)
+    before = contact.times < onset - 0.03
+    assert before.any() and np.nanmax(np.abs(contact.point_forces[before])) < 1e-6 * contact.body_weight
+    assert plates.summary()["correlation_vertical"] >= 0.95
+
+
+def test_a_sit_to_stand_that_begins_seated_finds_its_seat(shared_data, tmp_path):
+    """STS1's first 1.5 s (seated, then up): the seat is found from that one sitting and carries her at the
+    start; the vertical force follows the plates at r 0.99."""
+    result = run(cut(shared_data / "subject4_STS1.trc", tmp_path, 0.0, 1.5), PipelineOptions(until="contact"))
+    contact = result.contact
+    assert [p.kind for p in contact.patches] == ["floor", "raised"]
+    assert 0.3 < contact.patches[1].height - contact.patches[0].height < 0.45
+    seat = contact.surface_force[: int(0.2 * result.trial.rate), 1] @ contact.surfaces[1].top.normal
+    assert np.all(seat > 0.5 * contact.body_weight)
+    assert result.plate_comparison.summary()["correlation_vertical"] >= 0.95
+    assert contact.explained_force >= 0.9
