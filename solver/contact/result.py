@@ -134,21 +134,27 @@ class Contact:
     @property
     def warnings(self) -> tuple[str, ...]:
         """What a user should know about these forces: no support at all; supports found only at Winter's
-        cutoff; per-frame forces from unfiltered accelerations carry their differentiation noise."""
+        cutoff; per-frame forces from unfiltered accelerations carry their differentiation noise; a trial cut
+        inside a landing's impact."""
         options = self.dynamics.options
         if not self.surfaces:
             return ("no support found: no body point rests on a surface anywhere in the trial (an aerial, a "
                     "trampoline phase), so there are no contact forces",)
+        found = []
         if self.patches and self.patches[0].found_at_hz is not None:
             cutoff = options.get("steady_cutoff_hz", options.get("cutoff_hz"))
-            return (f"supports found in the motion filtered at Winter's {self.patches[0].found_at_hz:.3g} Hz: at "
-                    f"the dynamics' {cutoff:.3g} Hz no body point rests long enough (a runner's short stances "
-                    f"smoothed away); the forces still follow the {cutoff:.3g} Hz motion",)
+            found.append(f"supports found in the motion filtered at Winter's {self.patches[0].found_at_hz:.3g} Hz: "
+                         f"at the dynamics' {cutoff:.3g} Hz no body point rests long enough (a runner's short "
+                         f"stances smoothed away); the forces still follow the {cutoff:.3g} Hz motion")
         if self.force_model == "per_frame" and options.get("derivatives", "").endswith("differences") \
                 and options.get("cutoff_hz") is None:
-            return ("per-frame contact forces follow the noise of unfiltered accelerations: filter the dynamics "
-                    "(cutoff 'auto', or 6-12 Hz)",)
-        return ()
+            found.append("per-frame contact forces follow the noise of unfiltered accelerations: filter the "
+                         "dynamics (cutoff 'auto', or 6-12 Hz)")
+        if options.get("cut_in_impact"):
+            found.append(f"the trial {' and '.join(options['cut_in_impact'])} within a landing's impact: the "
+                         "low-pass filter's ends pull the forces there toward the body weight; record a few "
+                         "tenths of a second more around landings")
+        return tuple(found)
 
     def load_intervals(self, surface: int) -> list[tuple[float, float]]:
         """``[(start, end), ...]`` [s] of the runs of frames in which ``surface`` carries at least

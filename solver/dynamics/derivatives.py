@@ -262,8 +262,8 @@ def motion_derivatives(motion: Motion, cutoff: float | str | None = None, scheme
     filtered by a zero-lag Butterworth filter at the cutoff. ``options`` records the choices, the cutoff used
     (Winter's, or for ``"auto"`` the one at touch-downs, with Winter's as ``winter_cutoff_hz`` where they
     differ, ``steady_cutoff_hz`` and the touch-downs' mean weight ``touchdown_share``, and after a hard landing
-    ``settling_cutoff_hz`` with its share of frames ``settling_share``) and ``first_frame``, the motion's frame
-    of the first result.
+    ``settling_cutoff_hz`` with its share of frames ``settling_share``; ``cut_in_impact``, which of "begins" and
+    "ends" lie in a firm touch-down's window) and ``first_frame``, the motion's frame of the first result.
     """
     if scheme not in SCHEMES:
         raise SolverError(f"Unknown finite-difference scheme {scheme!r}", f"use one of {', '.join(SCHEMES)}")
@@ -308,6 +308,9 @@ def motion_derivatives(motion: Motion, cutoff: float | str | None = None, scheme
     q = blended([(d[1], w) for d, w in zip(derived, weights)], partial(blended_coordinates, model))
     v, a = (blended([(d[i], w) for d, w in zip(derived, weights)], _weighted) for i in (2, 3))
     options.update(steady_cutoff_hz=steady, touchdown_share=float(np.mean(weights[0])))
+    cut = [end for end, weight in (("begins", weights[0][0]), ("ends", weights[0][-1])) if weight >= 0.5]
+    if cut:  # the filter's odd extension holds the acceleration at a trial's ends toward zero: see Contact.warnings
+        options["cut_in_impact"] = cut
     source += " at touch-downs (by the body's downward speed" + (
         f"; here none faster than {SOFT_SPEED:g} m/s)" if options["touchdown_share"] == 0.0 else ")")
     if len(layers) == 3:
