@@ -35,6 +35,7 @@ from .io.atomic import staged_outputs, writable_folder, write_text, written_path
 from .io.conventions import UNIT_OVERRIDES, UP_AXES
 from .kinematics.gap_fill import CHOICES as GAP_FILL_METHODS
 from .model import TEMPLATES
+from .model.inertia import TORSO_CENTRE_SOURCES
 from .model.level_head import HEADS
 from .pipeline import DISCOVER, STAGES, PipelineOptions, options_from_dict, options_from_toml, run
 from .report import summary
@@ -94,6 +95,10 @@ PIPELINE_FLAGS = {
         ("--shoe-mass", "shoe_mass", {"type": float, "metavar": "KG", "help": "mass of each shoe, part of the "
                                       "body mass and added to the feet (default: "
                                       f"{_DEFAULT.shoe_mass:g}, a trainer's; 0: barefoot)"}, False),
+        ("--torso-centre", "torso_centre", {"choices": list(TORSO_CENTRE_SOURCES), "help": "where the torso's "
+                                            "centre of mass lies: Dumas et al. 2007's, behind its lumbar-to-neck "
+                                            "axis, or the inertia table's (default: "
+                                            f"{_DEFAULT.torso_centre})"}, False),
         ("--head", "head", {"choices": list(HEADS), "help": "segments without markers held by rules (level: a head "
                             "upright, facing where the torso faces; a lower-body set's head, arms and trunk "
                             "following the pelvis's slow motion) or welded to their parents as the papers' rigid "

@@ -17,7 +17,7 @@ from .errors import InputError, option
 from .io import ImportOptions
 from .io.documents import parse_document
 from .kinematics.gap_fill import GapFillOptions
-from .model.inertia import SHOE_MASS, SHOE_MASS_FIX
+from .model.inertia import SHOE_MASS, SHOE_MASS_FIX, TORSO_CENTRE_SOURCES
 from .model.level_head import HEADS
 from .plausibility import check_mass_range
 from .zerog import ZeroGravityOptions
@@ -33,7 +33,7 @@ NESTED = {"import": ("import_options", ImportOptions), "gap_fill": ("gap_fill", 
 #: step); None: no step reads it.
 READ_BY = {"import_options": "import", "grf": "import", "template": "calibrate", "mass": "calibrate",
            "static": "calibrate", "markerset": "calibrate", "sex": "calibrate", "head": "calibrate",
-           "shoe_mass": "calibrate",
+           "shoe_mass": "calibrate", "torso_centre": "calibrate",
            "opensim_model": "calibrate",
            "gap_fill": "gap_fill",
            "method": "reconstruct", "otm_mode": "reconstruct", "tolerance": "reconstruct", "cutoff": "dynamics",
@@ -53,7 +53,8 @@ class PipelineOptions:
     quiet standing on force plates, else an assumed 70 kg that every report
     flags), ``static`` (a static trial of the same subject; its GRF found the
     same way), ``markerset`` (a TOML mapping for unknown marker sets), ``sex``
-    (de Leva table), ``shoe_mass`` (kg per foot, part of ``mass``; 0: barefoot; ``model.inertia``), ``head``
+    (de Leva table), ``shoe_mass`` (kg per foot, part of ``mass``; 0: barefoot; ``model.inertia``),
+    ``torso_centre`` (the torso's CM: "dumas", Dumas et al. 2007's, or "table", de Leva's; ``model.inertia``), ``head``
     (segments without markers held by their rules, "level", or "welded" to their
     parents: ``model.held``); with ``markerset=None`` and labels that match no known set, or ``markerset="discover"``,
     the segments are found from the motion (``model.discovery``). ``gap_fill``: how marker gaps are filled
@@ -85,6 +86,7 @@ class PipelineOptions:
     markerset: str | None = None
     sex: str = "male"
     shoe_mass: float = SHOE_MASS
+    torso_centre: str = "dumas"
     head: str = "level"
     gap_fill: GapFillOptions = GapFillOptions()
     method: str = "otm"
@@ -103,6 +105,9 @@ class PipelineOptions:
         if self.until not in STAGES:
             raise InputError(f"Unknown pipeline stage {option('until', self.until)}",
                              f"use one of {', '.join(STAGES)}")
+        if self.torso_centre not in TORSO_CENTRE_SOURCES:
+            raise InputError(f"Unknown torso centre {option('torso_centre', self.torso_centre)}",
+                             f"use {' or '.join(TORSO_CENTRE_SOURCES)}")
         if self.head not in HEADS:
             raise InputError(f"Unknown head option {option('head', self.head)}", f"use {' or '.join(HEADS)}")
         if self.method not in ("otm", "lee"):

@@ -107,7 +107,7 @@ def _calibrated(trial: Trial, static: Trial | None, options: PipelineOptions, pr
     def build(markerset, calibration_trial, static_trial):
         return calibrate(calibration_trial, options.template, mass=options.mass, static=static_trial,
                          markerset=markerset, sex=options.sex, head=options.head,
-                         shoe_mass=options.shoe_mass)
+                         shoe_mass=options.shoe_mass, torso_centre=options.torso_centre)
 
     if options.markerset == DISCOVER:
         markerset, calibration_trial, static, found = _discovered(trial, static, progress)

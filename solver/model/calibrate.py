@@ -53,8 +53,8 @@ from .body import BodyModel, Segment
 from .calibration_report import fit_residuals, initial_pose, marker_notes, marker_report
 from .contact_points import ContactConfig, level_soles, with_contact_points
 from .fit import fit_segments
-from .inertia import (DE_LEVA, SHOE_MASS, SHOE_MASS_FIX, SHOE_ROW, check_inertia, combine, endpoint, part_inertia,
-                      table_rows)
+from .inertia import (DE_LEVA, SHOE_MASS, SHOE_MASS_FIX, SHOE_ROW, TORSO_CENTRE_SOURCES, check_inertia, combine,
+                      dumas_torso_centre, endpoint, part_inertia, table_rows)
 from .held import held_segments, with_held_segments
 from .level_head import HEADS
 from . import vocabulary
@@ -309,11 +309,12 @@ def _geometry(sources: list, attached: dict, sex: str) -> tuple[dict, list]:
 
 def build_model(template: Template, geo: dict, joints: dict, mass: float, mass_source: str, sex: str,
                 table: str, contact: ContactConfig | None = None, metadata: dict | None = None,
-                shoe_mass: float = 0.0) -> BodyModel:
+                shoe_mass: float = 0.0, torso_centre: str = "table") -> BodyModel:
     """Assemble model segments from anatomical geometry: merge members, add inertia, foot landmarks and
     contact points. ``geo`` as returned by calibration (per anatomical segment: joint_offset, tip,
     landmarks, markers, all in the segment frame); ``joints`` per anatomical segment (type, axes);
-    ``shoe_mass`` [kg] of ``mass`` on each foot, distributed like it (``inertia``, Shoes)."""
+    ``shoe_mass`` [kg] of ``mass`` on each foot, distributed like it (``inertia``, Shoes); ``torso_centre``
+    "dumas" moves the torso's CM to Dumas et al.'s (``inertia``, The torso's centre of mass)."""
     rows = table_rows(table, sex)
     neutral, points = {}, {}
     for a in ANATOMY:
@@ -338,6 +339,11 @@ def build_model(template: Template, geo: dict, joints: dict, mass: float, mass_s
             com, inertia = part_inertia(row, part, points[endpoint(row.start, a.side)] - base,
                                         points[endpoint(row.end, a.side)] - base)
             pieces.append((sign * part, com, inertia))
+        if torso_centre == "dumas" and "torso" in s.members:  # the torso's table parts as one, at Dumas's CM
+            of_torso = [anatomy.name == "torso" for _, _, anatomy in parts[s.name]]
+            part, _, inertia = combine([piece for piece, torso in zip(pieces, of_torso) if torso])
+            pieces = [piece for piece, torso in zip(pieces, of_torso) if not torso] + [
+                (part, dumas_torso_centre(points["lumbar"] - base, points["neck"] - base, sex), inertia)]
         seg_mass, com, inertia = combine(pieces)
         check_inertia(s.name, seg_mass, inertia)
         markers = [(label, neutral[m] - base + offset) for m in s.members
@@ -359,7 +365,7 @@ def build_model(template: Template, geo: dict, joints: dict, mass: float, mass_s
                                 "toe": [float(v) for v in toe], "sole": float(min(z) - SOLE_BELOW_MARKERS)}
     model = BodyModel(tuple(segments), mass_source=mass_source,
                       metadata={**(metadata or {}), "template": template.name, "table": table, "sex": sex,
-                                "feet": feet, "shoes": shoes})
+                                "feet": feet, "shoes": shoes, "torso_centre": torso_centre})
     return with_contact_points(model, contact or ContactConfig())
 
 
@@ -379,13 +385,14 @@ def _compare_lengths(static_lengths: dict, moving_lengths: dict, tolerance: floa
 def calibrate(trial: Trial, template: str = "full15", mass: float | None = None, static: Trial | None = None,
               markerset=None, sex: str = "male", table: str = "de_leva", contact: ContactConfig | None = None,
               length_tolerance: float = LENGTH_TOLERANCE, head: str = "level",
-              shoe_mass: float = SHOE_MASS) -> BodyModel:
+              shoe_mass: float = SHOE_MASS, torso_centre: str = "dumas") -> BodyModel:
     """Build the subject's ``BodyModel`` for ``trial`` (the module docstring lists the steps).
 
     ``markerset``: None (recognize), a built-in name (cmu41, vicon53, opencap), a TOML path or a
     ``MarkerSet``. ``static``: a static trial of the same subject and marker set, for the geometry.
     ``sex`` and ``table`` ("de_leva" or "lee") choose the inertia table; ``shoe_mass`` [kg] the mass of each
-    shoe, part of the body mass (0: barefoot); ``contact`` the contact points.
+    shoe, part of the body mass (0: barefoot); ``torso_centre`` where the torso's CM lies ("dumas": Dumas et al.
+    2007, behind its lumbar-to-neck axis; "table": the table's; ``inertia``); ``contact`` the contact points.
     ``head``: segments without markers are held by their rules ("level", ``model.held``: a head held level, a
     lower-body set's head, arms and trunk following the pelvis's slow motion) or welded to their parents at
     their calibrated postures ("welded", the papers' rigid upper body). The report is
@@ -393,6 +400,9 @@ def calibrate(trial: Trial, template: str = "full15", mass: float | None = None,
     """
     tmpl = get_template(template)
     table_rows(table, sex)
+    if torso_centre not in TORSO_CENTRE_SOURCES:
+        raise ModelError(f"Unknown torso centre {option('torso_centre', torso_centre)}",
+                         f"use {' or '.join(TORSO_CENTRE_SOURCES)}")
     if head not in HEADS:
         raise ModelError(f"Unknown head option {option('head', head)}", f"use {' or '.join(HEADS)}")
     labelled = static if static is not None else trial
@@ -418,7 +428,7 @@ def calibrate(trial: Trial, template: str = "full15", mass: float | None = None,
     if static is not None:
         _compare_lengths(lengths, movement_lengths, length_tolerance)
     model = build_model(tmpl, geo, joints, body_mass, mass_source, sex, table, contact, {"markerset": mset.name},
-                        shoe_mass)
+                        shoe_mass, torso_centre)
     if head == "level":
         model = with_held_segments(model)
     held = {model.segments[k].name: model.segments[k].held for k in held_segments(model)}

@@ -49,6 +49,16 @@ and lateral moment that the measured plates leave at the root on subject 4's
 walks are least for a foot of 1.7-2.0 % of the body mass, the table's 1.37 %
 plus a 0.2-0.4 kg shoe (README).
 
+The torso's centre of mass (beyond both tables; ``TORSO_CENTRES``, ``dumas_torso_centre``): de Leva gives the trunk's
+CM only along its SUPR-MIDH line, which runs down through the hip joints, ahead of the lumbar spine, so the
+torso (the trunk less the lower trunk) gets its CM 1.5 cm ahead of its lumbar-to-neck axis. Dumas, Chèze &
+Verriest (2007), who adjusted McConville's and Young's data to joint centres and 3D segment axes, put the
+torso's (lumbar to cervical joint centre) 42.0 % of its length below the cervical joint centre and 3.6 % of it
+behind the axis (male; female 43.6 % and 1.6 %): by default the torso's mass and inertia come from the table
+and its CM from Dumas et al. Checked against force plates: in subject 4's static trial the body's CM stands
+1.35 cm ahead of the plates' centre of pressure with the table's torso, 0.43 cm with Dumas's (README).
+``torso_centre="table"`` keeps the table's.
+
 Axes: the longitudinal axis runs between the endpoints; the transverse axis
 is the segment's Y (medio-lateral) made orthogonal to it; the sagittal axis
 completes the triad (X for limbs, Z for the foot). Both tables give principal
@@ -123,6 +133,25 @@ SHOE_MASS_FIX = "give one shoe's mass in kg (0.2-0.5 for most; 0: barefoot)"
 ENDPOINTS = {"VERT": "vertex", "CERV": "neck", "SUPR": "neck", "MIDH": "mid_hip", "OMPH": "lumbar",
              "MSHO": "shoulder_mid", "SJC": "shoulder_", "EJC": "elbow_", "WJC": "wrist_", "RSTY": "wrist_",
              "MET3": "hand_tip_", "HJC": "hip_", "KJC": "knee_", "LMAL": "ankle_", "HEEL": "heel_", "TTIP": "toe_"}
+
+
+#: Dumas, Chèze & Verriest (2007) Table 2, torso (lumbar to cervical joint centre): its CM's offset along the
+#: sagittal axis (+ forward) and its distance below the cervical joint centre, in % of the torso's length.
+TORSO_CENTRES = {"female": (-1.6, 43.6), "male": (-3.6, 42.0)}
+#: Where the torso's CM comes from: Dumas et al.'s torso (the default), or the inertia table's trunk rows.
+TORSO_CENTRE_SOURCES = ("dumas", "table")
+
+
+def dumas_torso_centre(lumbar: np.ndarray, neck: np.ndarray, sex: str) -> np.ndarray:
+    """The torso's CM by Dumas et al. (2007) (``TORSO_CENTRES``) in a frame whose Y is medio-lateral, from its
+    lumbar and neck (cervical) joint centres."""
+    lumbar, neck = np.asarray(lumbar, float), np.asarray(neck, float)
+    length = np.linalg.norm(neck - lumbar)
+    up = (neck - lumbar) / length
+    lateral = np.array([0.0, 1.0, 0.0]) - up[1] * up
+    forward = np.cross(lateral / np.linalg.norm(lateral), up)
+    ahead, below = TORSO_CENTRES[sex]
+    return neck + below / 100.0 * (lumbar - neck) + ahead / 100.0 * length * forward
 
 
 def table_rows(table: str, sex: str) -> dict[str, Row]:

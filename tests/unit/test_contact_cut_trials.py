@@ -32,7 +32,7 @@ def cut(path: Path, folder: Path, start: float, stop: float) -> Path:
 
 def test_a_drop_jump_that_begins_in_flight_has_only_the_floor_and_nothing_before_touch_down(shared_data, tmp_path):
     """DJ3 from 1.1 s, after she left the box: no box, no load before the plates see her land (1.30 s), the
-    landing's vertical force still follows the plates (r 0.98, 16.6 % BW against 16.8 over the same frames of
+    landing's vertical force still follows the plates (r 0.98, 16.6 % BW against 16.9 over the same frames of
     the whole trial)."""
     result = run(cut(shared_data / "subject4_DJ3.trc", tmp_path, 1.1, 3.0), PipelineOptions(until="contact"))
     contact, plates = result.contact, result.plate_comparison
