@@ -52,6 +52,7 @@ class ModelSummary(TypedDict):
     mass_assumed: bool
     inertia_table: str
     shoes_kg: dict[str, float]  # segment -> the mass of the shoe it wears, part of mass_kg
+    torso_centre: str  # where the torso's CM comes from: "dumas" (Dumas et al. 2007) or "table" (model.inertia)
     markerset: str
     static: str | None
     segment_lengths_m: dict[str, float]

@@ -207,6 +207,7 @@ class BodyModel:
             "mass_assumed": self.mass_source.startswith("assumed"),
             "inertia_table": f"{cal.table} ({cal.sex})",
             "shoes_kg": dict(self.metadata.get("shoes", {})),
+            "torso_centre": self.metadata.get("torso_centre", "table"),
             "markerset": cal.markerset,
             "static": cal.static,
             "segment_lengths_m": cal.lengths,

@@ -49,15 +49,19 @@ and lateral moment that the measured plates leave at the root on subject 4's
 walks are least for a foot of 1.7-2.0 % of the body mass, the table's 1.37 %
 plus a 0.2-0.4 kg shoe (README).
 
-The torso's centre of mass (beyond both tables; ``TORSO_CENTRES``, ``dumas_torso_centre``): de Leva gives the trunk's
-CM only along its SUPR-MIDH line, which runs down through the hip joints, ahead of the lumbar spine, so the
-torso (the trunk less the lower trunk) gets its CM 1.5 cm ahead of its lumbar-to-neck axis. Dumas, Chèze &
-Verriest (2007), who adjusted McConville's and Young's data to joint centres and 3D segment axes, put the
-torso's (lumbar to cervical joint centre) 42.0 % of its length below the cervical joint centre and 3.6 % of it
-behind the axis (male; female 43.6 % and 1.6 %): by default the torso's mass and inertia come from the table
-and its CM from Dumas et al. Checked against force plates: in subject 4's static trial the body's CM stands
-1.35 cm ahead of the plates' centre of pressure with the table's torso, 0.43 cm with Dumas's (README).
-``torso_centre="table"`` keeps the table's.
+The torso's centre of mass (beyond both tables; ``TORSO_CENTRES``,
+``dumas_torso_centre``): de Leva gives the trunk's CM only along its
+SUPR-MIDH line, which runs down through the hip joints, ahead of the lumbar
+spine, so the torso (the trunk less the lower trunk) gets its CM 1.5 cm
+ahead of its lumbar-to-neck axis. Dumas, Chèze & Verriest (2007, Table 2),
+who adjusted McConville's and Young's data to joint centres and 3D segment
+axes, put the torso's (lumbar to cervical joint centre) 42.0 % of its length
+below the cervical joint centre and 3.6 % of it behind the axis (male;
+female 43.6 % and 1.6 %): by default the torso's mass and inertia come from
+the table and its CM from Dumas et al. Checked against force plates: in
+subject 4's static trial the body's CM stands 1.37 cm ahead of the plates'
+centre of pressure with the table's torso, 0.44 cm from it with Dumas's
+(README). ``torso_centre="table"`` keeps the table's.
 
 Axes: the longitudinal axis runs between the endpoints; the transverse axis
 is the segment's Y (medio-lateral) made orthogonal to it; the sagittal axis
