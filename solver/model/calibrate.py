@@ -332,18 +332,16 @@ def build_model(template: Template, geo: dict, joints: dict, mass: float, mass_s
     segments, feet = [], {}
     for s in template.segments:
         base = neutral[s.members[0]]
-        pieces = []
+        pieces, torso = [], []
         for row_name, sign, a in parts[s.name]:
             row = rows[row_name]
             part = body * row.mass / total + (shoes.get(s.name, 0.0) if row_name == SHOE_ROW else 0.0)
             com, inertia = part_inertia(row, part, points[endpoint(row.start, a.side)] - base,
                                         points[endpoint(row.end, a.side)] - base)
-            pieces.append((sign * part, com, inertia))
-        if torso_centre == "dumas" and "torso" in s.members:  # the torso's table parts as one, at Dumas's CM
-            of_torso = [anatomy.name == "torso" for _, _, anatomy in parts[s.name]]
-            part, _, inertia = combine([piece for piece, torso in zip(pieces, of_torso) if torso])
-            pieces = [piece for piece, torso in zip(pieces, of_torso) if not torso] + [
-                (part, dumas_torso_centre(points["lumbar"] - base, points["neck"] - base, sex), inertia)]
+            (torso if torso_centre == "dumas" and a.name == "torso" else pieces).append((sign * part, com, inertia))
+        if torso:  # the torso's table parts as one, at Dumas et al.'s CM
+            part, _, inertia = combine(torso)
+            pieces.append((part, dumas_torso_centre(points["lumbar"] - base, points["neck"] - base, sex), inertia))
         seg_mass, com, inertia = combine(pieces)
         check_inertia(s.name, seg_mass, inertia)
         markers = [(label, neutral[m] - base + offset) for m in s.members
