@@ -17,7 +17,7 @@ from .jobs import running
 from .mapping import MOCAP_DYNAMICS_OT_read_marker_labels, MOCAP_DYNAMICS_OT_save_marker_set
 from .render_operator import MOCAP_DYNAMICS_OT_render_overlay
 from .retarget import ACTION_PROP, MOCAP_DYNAMICS_OT_retarget
-from ..solver.report import figure, shoes_text
+from ..solver.report import figure, joint_moments_figures, shoes_text
 from ..solver.report_schema import (ContactSummary, DynamicsSummary, ModelSummary, ReconstructionSummary,
                                      TrialSummary)
 from .trial_scene import trial_metadata
@@ -243,6 +243,10 @@ class MOCAP_DYNAMICS_PT_contact(_SubStep, bpy.types.Panel):
         if plates:
             box.label(text=f"Vertical GRF vs plates: RMSE {figure(plates.get('rmse_vertical_bw_percent'), '.1f')} "
                            f"% BW, r = {figure(plates.get('correlation_vertical'), '.2f')}")
+            if (found := joint_moments_figures(plates)) is not None:
+                moments, where = found
+                box.label(text=f"Joint moments vs plates ({where}): r {figure(moments.get('mean_r'), '.2f')}, "
+                               f"RMSE {figure(moments.get('mean_rmse_nm_per_kg'), '.2f')} N·m/kg")
 
 
 class MOCAP_DYNAMICS_PT_zero_gravity(_SubStep, bpy.types.Panel):

@@ -10,8 +10,9 @@
    low-pass cutoff, the surfaces found (floor height against the plates' centres of pressure, tilt, raised
    surfaces), the root force explained, the root force left where no plate measures (box, chair), and the
    agreement with the plates in total and per foot (vertical and horizontal RMSE in % body weight, r, COP
-   error in single support, contact timing); the contact estimate's time per frame after warm-up. A GRF
-   plot per trial in ``--out``. The table the README shows is printed last.
+   error in single support, contact timing), and the hip, knee and ankle moments with the estimated contact
+   against those with the plates (r, RMSE in N·m/kg); the contact estimate's time per frame after warm-up. A
+   GRF plot per trial in ``--out``. The tables the README shows are printed last.
 3. The paper's springs (eqs. 4-7, eq. 10's plane, unfiltered forward differences) on the same trials, for
    comparison.
 4. The walks moved as on a treadmill belt at 0.8 and 1.3 m/s: the belt found, floor and per-foot forces against
@@ -179,7 +180,7 @@ def trial_figures(name: str, file: str, static: str | None, out: Path) -> dict |
                        horizontal=s["rmse_horizontal_bw_percent"], r_ap=s["correlation_anteroposterior"],
                        cop=s["cop_error_single_support_cm"], onset=s["onset_error_mean_abs_s"],
                        offset=s["offset_error_mean_abs_s"], compared=s["frames_compared"], feet=s["feet"],
-                       alone=s["where_plates_see_all"])
+                       alone=s["where_plates_see_all"], moments=s.get("joint_moments"))
         plot_grf(contact, plates, out / f"{file.split('.')[0]}{'_static' if static else ''}_grf.png",
                  title=f"{name}: estimated from motion vs plates")
     return figures
@@ -225,6 +226,13 @@ def print_trial(f: dict) -> None:
             print(f"         {foot}: vertical {g['rmse_vertical_bw_percent']:.1f} % BW, r "
                   f"{fmt(g['correlation_vertical'], '.3f')}; horizontal {g['rmse_horizontal_bw_percent']:.1f} % BW;"
                   f" COP {fmt(g['cop_error_single_support_cm'])} cm over {g['single_support_frames']} frames")
+        if f.get("moments"):
+            whole, seen = f["moments"], f["moments"]["where_plates_see_all"]
+            print(f"      joint moments with the estimate vs with the plates: mean r {fmt(whole['mean_r'], '.3f')}, "
+                  f"RMSE {fmt(whole['mean_rmse_nm_per_kg'], '.3f')} N·m/kg; where the plates see all "
+                  f"{fmt(seen['mean_r'], '.3f')}, {fmt(seen['mean_rmse_nm_per_kg'], '.3f')} N·m/kg ("
+                  + ", ".join(f"{name.removesuffix('_moment')} {fmt(m['r'], '.2f')}"
+                              for name, m in seen["moments"].items()) + ")")
 
 
 def print_table(rows: list[dict]) -> None:
@@ -239,6 +247,22 @@ def print_table(rows: list[dict]) -> None:
               f"{fmt(f.get('alone', {}).get('rmse_vertical_bw_percent'))} % BW, "
               f"{fmt(f.get('alone', {}).get('correlation_vertical'), '.3f')} | {fmt(f.get('horizontal'))} % BW | "
               f"{fmt(f.get('cop'))} cm | {f['ms_per_frame']:.3f} |")
+
+
+def print_moments_table(rows: list[dict]) -> None:
+    """The hip, knee and ankle moments with the estimated contact against those with the plates (same model and
+    motion: only the contact differs; ``contact.compare_moments_with_plates``)."""
+    print("\n| trial | whole trial: mean r, RMSE [N·m/kg] | where the plates see all | there, r per moment "
+          "(hip, knee, ankle; left / right) |")
+    print("|---|---|---|---|")
+    for f in rows:
+        if not f.get("moments"):
+            continue
+        whole, seen = f["moments"], f["moments"]["where_plates_see_all"]
+        r = [fmt(m["r"], ".2f") for m in seen["moments"].values()]
+        print(f"| {f['name']} | {fmt(whole['mean_r'], '.3f')}, {fmt(whole['mean_rmse_nm_per_kg'], '.3f')} | "
+              f"{fmt(seen['mean_r'], '.3f')}, {fmt(seen['mean_rmse_nm_per_kg'], '.3f')} | "
+              + ", ".join(" / ".join(r[i:i + 2]) for i in range(0, len(r), 2)) + " |")
 
 
 def bench_treadmill(out: Path) -> None:
@@ -417,6 +441,7 @@ def main() -> None:
         bench_ball()
     if rows:
         print_table(rows)
+        print_moments_table(rows)
 
 
 if __name__ == "__main__":

@@ -70,6 +70,7 @@ GRACE_S = 10.0
 COLUMNS = ("trial", "status", "message", "input", "frames", "mass_kg", "marker_rms_mm", "converged_percent",
            "root_force_no_contact_percent_bw", "root_force_with_plates_percent_bw", "explained_force_percent",
            "root_force_with_contact_percent_bw", "plate_rmse_vertical_percent_bw", "plate_correlation_vertical",
+           "plate_moments_mean_r", "plate_moments_mean_rmse_nm_per_kg",
            "import_s", "calibrate_s", "reconstruct_s", "dynamics_s", "contact_s", "pipeline_s")
 
 
@@ -306,6 +307,9 @@ def report_figures(report: Report) -> dict:
             "root_force_with_contact_percent_bw": None if None in (without, explained) else without * (1 - explained),
             "plate_rmse_vertical_percent_bw": get("contact", "plates", "rmse_vertical_bw_percent"),
             "plate_correlation_vertical": get("contact", "plates", "correlation_vertical"),
+            "plate_moments_mean_r": get("contact", "plates", "joint_moments", "where_plates_see_all", "mean_r"),
+            "plate_moments_mean_rmse_nm_per_kg": get("contact", "plates", "joint_moments", "where_plates_see_all",
+                                                     "mean_rmse_nm_per_kg"),
             **{f"{stage}_s": timings.get(stage) for stage in ("import", "calibrate", "reconstruct", "dynamics",
                                                                "contact")},
             "pipeline_s": sum(timings.values()) if timings else None}

@@ -143,6 +143,35 @@ def figure(value: float | None, spec: str, scale: float = 1.0) -> str:
     return "n/a" if value is None else format(scale * value, spec)
 
 
+def joint_moments_figures(plates: dict) -> tuple[dict, str] | None:
+    """The figures of the joint moments with the estimated contact against those with the plates
+    (``compare_moments_with_plates``) a person reads, and over which frames: where the plates see all the contact
+    if they ever do, else every frame; None when not compared. (Figures that do not exist may be None or, in
+    Blender's stored metadata, left out.)"""
+    moments = plates.get("joint_moments")
+    if not moments:
+        return None
+    seen = moments.get("where_plates_see_all") or {}
+    counted = [v.get("frames", 0) for v in seen.get("moments", {}).values()]
+    return (seen, "where the plates see all") if counted and max(counted) > 0 else (moments, "all frames")
+
+
+def joint_moments_text(plates: dict) -> str | None:
+    """``joint_moments_figures`` as one line: the means, then r per moment, left / right."""
+    found = joint_moments_figures(plates)
+    if found is None:
+        return None
+    figures, where = found
+    sides = {}
+    for name, values in figures.get("moments", {}).items():
+        joint, side, component = name.removesuffix("_moment").split("_", 2)
+        sides.setdefault(f"{joint} {component}", {})[side] = figure(values.get("r"), ".2f")
+    each = ", ".join(f"{name} {r['l']} / {r['r']}" if len(r) == 2 else
+                     f"{name} {' '.join(f'{v} ({k})' for k, v in r.items())}" for name, r in sides.items())
+    return (f"joint moments, estimate vs plates ({where}): mean r {figure(figures.get('mean_r'), '.2f')}, RMSE "
+            f"{figure(figures.get('mean_rmse_nm_per_kg'), '.2f')} N·m/kg; r (left / right) {each}")
+
+
 def shoes_text(shoes: dict | None) -> str:
     """The shoes a model wears: ``"0.30 kg each"`` (or per foot when they differ), "" barefoot."""
     shoes = shoes or {}
@@ -192,6 +221,8 @@ def _contact_lines(contact: ContactSummary) -> list[str]:
             lines.append(f"    {foot}: vertical RMSE {figure(figures['rmse_vertical_bw_percent'], '.1f')} % BW, "
                          f"r = {figure(figures['correlation_vertical'], '.2f')}"
                          + ("" if cop is None else f"; COP error {cop:.1f} cm in single support"))
+        if (text := joint_moments_text(plates)) is not None:
+            lines.append(f"    {text}")
         lines += [f"  warning: {w}" for w in plates.get("warnings", [])]
     lines += [f"  warning: {w}" for w in contact.get("warnings", [])]
     return lines

@@ -182,6 +182,28 @@ class PlatesSeeAllSummary(TypedDict, total=False):
     correlation_mediolateral: float | None
 
 
+class MomentFigures(TypedDict):
+    """One joint moment with the estimated contact against with the plates, over some frames."""
+
+    r: float | None
+    rmse_nm_per_kg: float | None
+    frames: int
+
+
+class MomentComparisonFigures(TypedDict):
+    """``MomentComparison.figures``: per moment (``hip_l_flexion_moment``, ...) and their means."""
+
+    mean_r: float | None
+    mean_rmse_nm_per_kg: float | None
+    moments: dict[str, MomentFigures]
+
+
+class MomentComparisonSummary(MomentComparisonFigures):
+    """``MomentComparison.summary()``: over every frame, and where the plates see all the contact."""
+
+    where_plates_see_all: MomentComparisonFigures
+
+
 class PlateComparisonSummary(TypedDict, total=False):
     """``PlateComparison.summary()``: the estimate against the force plates."""
 
@@ -201,6 +223,7 @@ class PlateComparisonSummary(TypedDict, total=False):
     plate_surfaces: list[Any]
     feet: dict[str, FootComparisonSummary]
     warnings: list[str]
+    joint_moments: NotRequired[MomentComparisonSummary]  # when the dynamics with the plates were computed
 
 
 class ContactSummary(TypedDict, total=False):

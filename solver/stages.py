@@ -4,7 +4,7 @@
 gaps filled, ``solver.kinematics.gap_fill``) -> ``reconstruct`` (OTM or Lee on the filled markers) ->
 ``dynamics`` (joint torques and root residuals, with and without the measured plate forces; an assumed body
 mass replaced by the plates') -> ``contact`` (ground contact estimated from the motion alone; measured plates
-are used only to judge it) and ``zero_gravity`` (a zero-gravity variant: by default the captured motion on a
+are used only to judge it: its forces, and the joint moments with it against those with the plates) and ``zero_gravity`` (a zero-gravity variant: by default the captured motion on a
 free-floating body, or a manoeuvre of the subject's model; see ``solver.zerog.variant``).
 
 Paths off the default one (Lee's estimator, segments found from the motion, an OpenSim model's inertia) are
@@ -25,7 +25,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Callable
 
-from .contact import compare_with_plates, estimate_contact
+from .contact import compare_moments_with_plates, compare_with_plates, estimate_contact
 from .contact.plate_mass import disagreement, mass_from_plates
 from .dynamics import inverse_dynamics, plate_forces
 from .dynamics.derivatives import motion_derivatives
@@ -199,6 +199,10 @@ def _contact(path, state: dict, options: PipelineOptions, progress: Progress) ->
     if plate_mass is not None and (warning := disagreement(plate_mass, contact.model.total_mass,
                                                            contact.model.mass_source)):
         comparison = replace(comparison, warnings=(warning,))
+    with_plates = state.get("dynamics_with_plates")
+    if comparison is not None and with_plates is not None:
+        comparison = replace(comparison, moments=compare_moments_with_plates(contact.dynamics, with_plates,
+                                                                             comparison.plates_see_all))
     found = contact.summary()["surfaces"]
     progress(1.0, f"contact on {', '.join(s['name'] for s in found) or 'no support found'}: explains "
                   f"{100 * contact.explained_force:.0f} % of the root force")

@@ -7,6 +7,8 @@
   paper's plane and springs fitted by minimising the root forces (``paper_fit``: eq. 10, L-BFGS-B with the
   analytic gradient of ``gradient``).
 - ``compare``: estimated vs force-plate GRF (``compare_with_plates``; its plot is ``solver.plots.plot_grf``).
+- ``compare_moments``: the joint moments with the estimated contact vs with the plates
+  (``compare_moments_with_plates``).
 - ``export``: the estimated GRF per foot as an OpenSim GRF .mot table (``grf_table``).
 - ``simulate``: a body model landing and standing on known surfaces (``simulate_contact``): ground truth.
 - ``ball``: the paper's bouncing ball (§3), simulated and estimated.
@@ -14,6 +16,7 @@
 
 from .ball import BallEstimate, BallTrajectory, estimate_ball, simulate_ball
 from .compare import ContactEvent, PlateComparison, compare_with_plates
+from .compare_moments import MomentComparison, compare_moments_with_plates
 from .estimate import FORCE_MODELS, SURFACE_MODELS, default_dynamics, estimate_contact
 from .paper_fit import Bounds, Optimisation, Start
 from .result import Contact
@@ -26,8 +29,9 @@ from .simulate import ContactSimulation, PoseController, simulate_contact
 
 __all__ = [
     "FORCE_MODELS", "SURFACE_MODELS", "BallEstimate", "BallTrajectory", "Bounds", "Contact", "ContactConstants",
-    "ContactEvent", "ContactSimulation", "Material", "Optimisation", "Patch", "PerFrameOptions", "Plane",
-    "PlateComparison", "PoseController", "Start", "Surface", "compare_with_plates", "contact_forces",
+    "ContactEvent", "ContactSimulation", "Material", "MomentComparison", "Optimisation", "Patch", "PerFrameOptions",
+    "Plane", "PlateComparison", "PoseController", "Start", "Surface", "compare_moments_with_plates",
+    "compare_with_plates", "contact_forces",
     "default_dynamics", "estimate_ball", "estimate_contact", "grf_table", "point_motion", "resting_distance",
     "segment_wrenches", "simulate_ball", "simulate_contact",
 ]

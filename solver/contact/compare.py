@@ -41,6 +41,7 @@ import numpy as np
 from ..errors import SolverError
 from ..io.trial import Trial
 from ..runs import runs
+from .compare_moments import MomentComparison
 from .result import Contact
 
 #: Default contact threshold, as a fraction of body weight.
@@ -85,7 +86,9 @@ class PlateComparison:
     frames in which the plates see only that foot. RMSEs in % body weight, ``forward`` the anteroposterior
     direction (3,), ``plate_surfaces`` the surface each plate measures, ``off_plates`` (T,) the vertical force
     [N] the estimate puts on surfaces no plate measures (a box, a seat); ``warnings`` what the plates say
-    against the estimate's premises (``plate_mass.disagreement``: another body mass).
+    against the estimate's premises (``plate_mass.disagreement``: another body mass); ``moments`` the joint
+    moments with the estimate against those with the plates (``compare_moments_with_plates``), when both were
+    computed.
     """
 
     times: np.ndarray
@@ -108,6 +111,7 @@ class PlateComparison:
     forward: np.ndarray
     off_plates: np.ndarray
     warnings: tuple[str, ...] = ()
+    moments: MomentComparison | None = None
 
     @property
     def plates_see_all(self) -> np.ndarray:
@@ -185,7 +189,8 @@ class PlateComparison:
                 "cop_error_single_support_cm": float(np.mean(cops)) if cops else None,
                 "contacts": len(self.events), "onset_error_mean_abs_s": mean_abs(self.onset_errors),
                 "offset_error_mean_abs_s": mean_abs(self.offset_errors), "body_weight_n": self.body_weight,
-                "plate_surfaces": list(self.plate_surfaces), "feet": feet, "warnings": list(self.warnings)}
+                "plate_surfaces": list(self.plate_surfaces), "feet": feet, "warnings": list(self.warnings),
+                **({} if self.moments is None else {"joint_moments": self.moments.summary()})}
 
 
 def _frames(contact: Contact, trial: Trial) -> np.ndarray:

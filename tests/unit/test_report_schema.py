@@ -40,6 +40,11 @@ def test_every_section_has_the_schemas_keys(report):
     hints = typing.get_type_hints(schema.DynamicsSummary)
     _check(report["dynamics"]["without_external_forces"], hints["without_external_forces"], "dynamics residual")
     _check(report["contact"]["plates"], schema.PlateComparisonSummary, "contact plates")
+    moments = report["contact"]["plates"]["joint_moments"]
+    _check(moments, schema.MomentComparisonSummary, "joint moments vs plates")
+    _check(moments["where_plates_see_all"], schema.MomentComparisonFigures, "joint moments where the plates see all")
+    for figures in moments["moments"].values():
+        _check(figures, schema.MomentFigures, "one joint moment vs plates")
     for surface in report["contact"]["surfaces"]:
         _check(surface, schema.SurfaceSummary, "contact surface")
 
