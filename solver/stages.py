@@ -4,8 +4,9 @@
 gaps filled, ``solver.kinematics.gap_fill``) -> ``reconstruct`` (OTM or Lee on the filled markers) ->
 ``dynamics`` (joint torques and root residuals, with and without the measured plate forces; an assumed body
 mass replaced by the plates') -> ``contact`` (ground contact estimated from the motion alone; measured plates
-are used only to judge it: its forces, and the joint moments with it against those with the plates) and ``zero_gravity`` (a zero-gravity variant: by default the captured motion on a
-free-floating body, or a manoeuvre of the subject's model; see ``solver.zerog.variant``).
+are used only to judge it: its forces, and the joint moments with it against those with the plates) and
+``zero_gravity`` (a zero-gravity variant: by default the captured motion on a free-floating body, or a
+manoeuvre of the subject's model; see ``solver.zerog.variant``).
 
 Paths off the default one (Lee's estimator, segments found from the motion, an OpenSim model's inertia) are
 imported when taken, so that a default run does not load them.
