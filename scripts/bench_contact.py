@@ -1,6 +1,7 @@
 """Benchmark of contact from motion alone: prints figures, never asserts them.
 
     .venv/bin/python scripts/bench_contact.py [--out out/bench_contact] [--trials NAME ...] [--sections N ...]
+    .venv/bin/python scripts/bench_contact.py --files TRIAL ... [--static FILE] [--sections 2 3]
 
 1. Numba compile time of the contact estimate in a fresh process with an empty cache (the first click a user
    feels; the kinematics and dynamics kernels warmed first, so only contact's own are counted), for the
@@ -26,6 +27,10 @@
 8. The bouncing ball of §3 (table and mouse pad): recovered parameters.
 9. Trials cut where a recording may begin or end (a drop jump in flight, a sit-to-stand seated, one walking step):
    vertical RMSE and r against the whole trial's over the same frames.
+
+``--files``: sections 2 and 3 on your own recordings with force plates instead of the trials of
+``../shared/data`` (a C3D with its plates, or a TRC with its ``NAME_grf.mot`` beside it; ``--static`` calibrates
+every one on that static trial); the other sections transform the built-in trials and are left out.
 
 Targets (issue 15), default settings, whole trial: vertical GRF r >= 0.95; RMSE <= 8 % BW on walks and
 sit-to-stand, <= 15 % BW on drop jumps; root force explained >= 90 %; floor tilt <= 1 deg and height within
@@ -181,7 +186,7 @@ def trial_figures(name: str, file: str, static: str | None, out: Path) -> dict |
                        cop=s["cop_error_single_support_cm"], onset=s["onset_error_mean_abs_s"],
                        offset=s["offset_error_mean_abs_s"], compared=s["frames_compared"], feet=s["feet"],
                        alone=s["where_plates_see_all"], moments=s.get("joint_moments"))
-        plot_grf(contact, plates, out / f"{file.split('.')[0]}{'_static' if static else ''}_grf.png",
+        plot_grf(contact, plates, out / f"{Path(file).stem}{'_static' if static else ''}_grf.png",
                  title=f"{name}: estimated from motion vs plates")
     return figures
 
@@ -403,8 +408,19 @@ def main() -> None:
     parser.add_argument("--trials", nargs="*", help="names of the trials to run (default: all)")
     parser.add_argument("--sections", nargs="*", type=int, default=list(range(1, 10)),
                         help="the numbered sections of this docstring to run (default: all)")
+    parser.add_argument("--files", nargs="+", type=Path, metavar="TRIAL",
+                        help="your own recordings with force plates instead of ../shared/data (sections 2 and 3)")
+    parser.add_argument("--static", type=Path, metavar="FILE", help="with --files: the static trial of them all")
     args = parser.parse_args()
     sections = set(args.sections)
+    trials = TRIALS
+    if args.files:
+        missing = [str(f) for f in args.files + ([args.static] if args.static else []) if not f.is_file()]
+        if missing:
+            sys.exit(f"error: no such file: {', '.join(missing)} (check --files and --static)")
+        static = None if args.static is None else str(args.static.resolve())
+        trials = tuple((f.stem, str(f.resolve()), "given", static) for f in args.files)
+        sections &= {1, 2, 3}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     load_package()
@@ -412,11 +428,11 @@ def main() -> None:
     if 1 in sections:
         for label, seconds in compile_times().items():
             print(f"   numba kernels of the {label}: {seconds}")
-    if not SHARED.is_dir():
+    if not SHARED.is_dir() and not args.files:
         print("   real trials: skipped (../shared/data is absent)")
         return
     rows = []
-    for name, file, kind, static in TRIALS if 2 in sections else ():
+    for name, file, kind, static in trials if 2 in sections else ():
         if args.trials and name not in args.trials:
             continue
         if not (SHARED / file).is_file():
@@ -430,7 +446,7 @@ def main() -> None:
         print_trial(figures)
     if 3 in sections:
         print("   the paper's springs (eq. 10 plane, unfiltered forward differences), same trials, no static:")
-        for name, file, kind, static in TRIALS:
+        for name, file, kind, static in trials:
             if static is None and (SHARED / file).is_file() and (not args.trials or name in args.trials):
                 print(f"      {name}: {springs_figures(file)}")
     for number, section in ((4, bench_treadmill), (5, bench_turned), (6, bench_recaptured), (7, bench_lower_body),
