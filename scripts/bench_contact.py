@@ -21,7 +21,8 @@
 5. The trials with a box or a chair with the lab turned by 90 and 180 degrees about the vertical: the same
    surfaces, and per-foot forces against the unturned trial's.
 6. The trials with plates as if captured otherwise: resampled to a video camera's 60 or 30 Hz, with white marker
-   noise of 1-5 mm (``tests/unit/test_contact_capture_rates.py``): vertical RMSE, r and the root force explained.
+   noise of 1-5 mm (``tests/unit/test_contact_capture_rates.py``): vertical RMSE, r, the root force explained and
+   the joint moments' mean r against those with the plates.
 7. The same trials with only their pelvis and leg markers kept: a lower-body model, its head, arms and trunk (HAT)
    following the pelvis's slow motion (the default) or welded to it (``--head welded``).
 8. The bouncing ball of §3 (table and mouse pad): recovered parameters.
@@ -315,12 +316,14 @@ RECAPTURED = (("as recorded", None, 0.0), ("60 Hz", 60.0, 0.0), ("30 Hz", 30.0, 
 
 
 def bench_recaptured(out: Path) -> None:
-    """The trials with plates resampled and given marker noise: a Markdown table of vertical RMSE [% BW], r and
-    the root force explained per variant."""
+    """The trials with plates resampled and given marker noise: a Markdown table of vertical RMSE [% BW], r, the
+    root force explained and the joint moments' mean r against those with the plates (where they see all) per
+    variant."""
     from mocap_dynamics.solver.pipeline import PipelineOptions, run
     sys.path.insert(0, str(ROOT))
     from tests.unit.test_contact_capture_rates import recaptured
-    print("   the trials captured otherwise (vertical RMSE % BW, r; root force explained):")
+    print("   the trials captured otherwise (vertical RMSE % BW, r; root force explained; joint moments' mean r "
+          "against those with the plates, where they see all):")
     print("\n| trial | " + " | ".join(column for column, _, _ in RECAPTURED) + " |")
     print("|---|" + "---|" * len(RECAPTURED))
     for name, file, kind, static in TRIALS:
@@ -331,8 +334,9 @@ def bench_recaptured(out: Path) -> None:
             result = run(recaptured(SHARED / file, out / "recaptured" / str(k), rate, noise),
                          PipelineOptions(until="contact"))
             s = result.plate_comparison.summary()
+            moments = s.get("joint_moments", {}).get("where_plates_see_all", {}).get("mean_r")
             cells.append(f"{s['rmse_vertical_bw_percent']:.1f}, {s['correlation_vertical']:.3f}; "
-                         f"{100 * result.contact.explained_force:.1f} %")
+                         f"{100 * result.contact.explained_force:.1f} %; {fmt(moments, '.3f')}")
         print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
     print()
 
