@@ -35,14 +35,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import SolverError
 from ..io.trial import Trial
 from ..runs import runs
-from .compare_moments import MomentComparison
 from .result import Contact
+
+if TYPE_CHECKING:  # compare_moments reads this module's correlation
+    from .compare_moments import MomentComparison
 
 #: Default contact threshold, as a fraction of body weight.
 THRESHOLD_BW = 0.05
@@ -128,9 +131,9 @@ class PlateComparison:
         rmse = (lambda d: float(np.sqrt(np.mean(d))) * bw if len(m) else float("nan"))  # noqa: E731
         return {"rmse_vertical_bw_percent": rmse((e[:, 2] - m[:, 2]) ** 2),
                 "rmse_horizontal_bw_percent": rmse(np.sum((e[:, :2] - m[:, :2]) ** 2, 1)),
-                "correlation_vertical": _correlation(m[:, 2], e[:, 2]),
-                "correlation_anteroposterior": _correlation(m @ self.forward, e @ self.forward),
-                "correlation_mediolateral": _correlation(m @ left, e @ left)}
+                "correlation_vertical": correlation(m[:, 2], e[:, 2]),
+                "correlation_anteroposterior": correlation(m @ self.forward, e @ self.forward),
+                "correlation_mediolateral": correlation(m @ left, e @ left)}
 
     @cached_property
     def totals(self) -> dict:
@@ -206,7 +209,8 @@ def _frames(contact: Contact, trial: Trial) -> np.ndarray:
     return index
 
 
-def _correlation(a: np.ndarray, b: np.ndarray) -> float:
+def correlation(a: np.ndarray, b: np.ndarray) -> float:
+    """Pearson's r of ``a`` and ``b``; NaN for fewer than three samples or a constant one."""
     if len(a) < 3 or np.std(a) == 0 or np.std(b) == 0:
         return float("nan")
     return float(np.corrcoef(a, b)[0, 1])

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..dynamics import Dynamics, joint_moments
+from .compare import correlation
 
 #: The moments compared: (joint, component), each on both sides where the model has them.
 MAIN_MOMENTS = (("hip", "flexion"), ("knee", "flexion"), ("ankle", "dorsiflexion"))
@@ -42,8 +43,8 @@ class MomentComparison:
             estimate, plates = self.from_estimate[:, n], self.from_plates[:, n]
             kept = frames & np.isfinite(estimate) & np.isfinite(plates)
             a, b = estimate[kept], plates[kept]
-            r = float(np.corrcoef(a, b)[0, 1]) if len(a) > 2 and np.std(a) > 0 and np.std(b) > 0 else float("nan")
-            per[name] = {"r": r, "rmse_nm_per_kg": float(np.sqrt(np.mean((a - b) ** 2))) if len(a) else float("nan"),
+            per[name] = {"r": correlation(a, b),
+                         "rmse_nm_per_kg": float(np.sqrt(np.mean((a - b) ** 2))) if len(a) else float("nan"),
                          "frames": int(kept.sum())}
         return {"mean_r": _mean([v["r"] for v in per.values()]),
                 "mean_rmse_nm_per_kg": _mean([v["rmse_nm_per_kg"] for v in per.values()]), "moments": per}
