@@ -235,6 +235,9 @@ class MOCAP_DYNAMICS_PT_contact(_SubStep, bpy.types.Panel):
                 if "height_above_floor_m" in surface else ""
             box.label(text=f"{surface['name'].capitalize()}: {100 * surface['height_m']:.1f} cm high{above}, "
                            f"tilted {surface['tilt_deg']:.1f}°, {len(surface['load_intervals_s'])} loaded intervals")
+        if (flown := contact.get("flight")) is not None:
+            box.label(text=f"In flight {flown['seconds']:.2f} s: root force {flown['root_force_rms_percent_bw']:.0f} "
+                           "% BW RMS (0 if exact)")
         if "resting_height_m" in contact:
             box.label(text=f"Resting height {100 * contact['resting_height_m']:.1f} cm; stiffness "
                            f"{contact['stiffness']:.1f}, damping {contact['normal_damping']:.1f} / "

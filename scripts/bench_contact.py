@@ -9,7 +9,8 @@
 2. Every real trial with force plates in ``../shared/data``, run as a user runs it (``pipeline.run`` with
    the default options; subject 4 also calibrated on its static trial): the body mass and its source, the
    low-pass cutoff, the surfaces found (floor height against the plates' centres of pressure, tilt, raised
-   surfaces), the root force explained, the root force left where no plate measures (box, chair), and the
+   surfaces), the root force explained, the root force left where no plate measures (box, chair) and in
+   flight (``contact.flight``: the motion's own check of its forces, zero for exact kinematics), and the
    agreement with the plates in total and per foot (vertical and horizontal RMSE in % body weight, r, COP
    error in single support, contact timing), and the hip, knee and ankle moments with the estimated contact
    against those with the plates (r, RMSE in N·m/kg); the contact estimate's time per frame after warm-up. A
@@ -172,6 +173,7 @@ def trial_figures(name: str, file: str, static: str | None, out: Path) -> dict |
                "floor_error_cm": 100 * (summary["surfaces"][0]["height_m"] - floor_truth) if contact.surfaces
                else float("nan"),
                "tilt": summary.get("floor_tilt_deg", float("nan")), "explained": 100 * contact.explained_force,
+               "flight": summary.get("flight"),
                # a fresh copy each time: the forward kinematics ``Dynamics.poses`` caches count as in a user's run
                "estimate": lambda: estimate_contact(dynamics=replace(result.dynamics))}
     off_plates = np.zeros(len(contact.times), bool)
@@ -219,6 +221,10 @@ def print_trial(f: dict) -> None:
           f"tilt {fmt(f['tilt'], '.2f')} deg; raised: {raised}")
     print(f"      root force explained {f['explained']:.1f} %; left where no plate measures "
           f"{fmt(f['left_off_plates'])} % BW; contact estimate {f['ms_per_frame']:.3f} ms/frame after warm-up")
+    if f["flight"] is not None:
+        flown = f["flight"]
+        print(f"      in flight {flown['seconds']:.2f} s: root force {flown['root_force_rms_percent_bw']:.1f} % BW RMS "
+              "there (zero for exact kinematics)")
     if "vertical" in f:
         print(f"      plates ({f['compared']} frames compared): vertical RMSE {f['vertical']:.1f} % BW, r {f['r']:.3f};"
               f" horizontal {f['horizontal']:.1f} % BW, r AP {f['r_ap']:.2f}; COP {fmt(f['cop'])} cm in single "

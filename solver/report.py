@@ -199,6 +199,9 @@ def _contact_lines(contact: ContactSummary) -> list[str]:
             if "height_above_floor_m" in surface else ""
         lines.append(f"    {surface['name']}: height {100 * surface['height_m']:.1f} cm{above}, tilt "
                      f"{surface['tilt_deg']:.1f} deg{extent}; carries load {loads}")
+    if (flown := contact.get("flight")) is not None:
+        lines.append(f"    in flight {flown['seconds']:.2f} s (no body point near a surface): root force "
+                     f"{flown['root_force_rms_percent_bw']:.1f} % BW RMS there, zero for exact kinematics")
     plates = contact.get("plates")
     if plates:
         compared = "" if plates["frames_compared"] == plates["frames"] else \

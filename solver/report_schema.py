@@ -226,6 +226,15 @@ class PlateComparisonSummary(TypedDict, total=False):
     joint_moments: NotRequired[MomentComparisonSummary]  # when the dynamics with the plates were computed
 
 
+class FlightSummary(TypedDict):
+    """``contact.flight.Flight.summary()``: the frames with no body point near a surface and the root force the
+    motion needs in them (zero for exact kinematics)."""
+
+    seconds: float
+    frames: int
+    root_force_rms_percent_bw: float
+
+
 class ContactSummary(TypedDict, total=False):
     """``Contact.summary()`` (``plates`` added by the report when the trial has force plates); the plane and
     spring figures only where they exist."""
@@ -239,6 +248,7 @@ class ContactSummary(TypedDict, total=False):
     floor_height_m: float
     floor_tilt_deg: float
     floor_velocity_m_s: list[float]
+    flight: FlightSummary
     plane_normal: list[float]
     plane_offset_m: float
     plane_height_m: float

@@ -9,6 +9,8 @@
 - ``compare``: estimated vs force-plate GRF (``compare_with_plates``; its plot is ``solver.plots.plot_grf``).
 - ``compare_moments``: the joint moments with the estimated contact vs with the plates
   (``compare_moments_with_plates``).
+- ``flight``: the root force the motion needs where no body point is near a surface (``Contact.flight``): zero
+  for exact kinematics, the motion's own check of its forces without plates.
 - ``export``: the estimated GRF per foot as an OpenSim GRF .mot table (``grf_table``).
 - ``simulate``: a body model landing and standing on known surfaces (``simulate_contact``): ground truth.
 - ``ball``: the paper's bouncing ball (§3), simulated and estimated.

@@ -19,14 +19,17 @@ motionless and level, carry the body weight between them with its material
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
 from ..dynamics import Dynamics, ExternalForces, rnea
 from ..model.body import BodyModel
-from .model import ContactConstants, ContactPoints, Material, Plane, Surface, contact_forces, point_motion, \
-    resting_distance, segment_wrenches
+from .model import ContactConstants, ContactPoints, Material, Plane, Surface, SurfaceArrays, contact_forces, \
+    point_motion, resting_distance, segment_wrenches
+from .flight import Flight, flight
 from .paper_fit import Optimisation
+from .per_frame import PerFrameOptions, activations
 
 #: A centre of pressure needs at least this normal force [N] (as force plates, ``io.plates``).
 COP_MIN_FORCE = 20.0
@@ -131,11 +134,24 @@ class Contact:
     def body_weight(self) -> float:
         return self.model.total_mass * float(np.linalg.norm(self.dynamics.gravity))
 
+    @cached_property
+    def flight(self) -> Flight | None:
+        """The frames in which no contact point is within the per-frame estimate's reach of a surface and the
+        root force the motion needs there (``flight``: zero for exact kinematics); None without a surface or
+        with too short a flight."""
+        if not self.surfaces:
+            return None
+        points = ContactPoints.of(self.model)
+        activation, _, _ = activations(self.point_positions, SurfaceArrays(self.surfaces), self.constants,
+                                       points.padding, points.floor_only)
+        return flight(activation, self.root_wrench_without[:, :3], self.times, self.body_weight,
+                      PerFrameOptions().min_activation)
+
     @property
     def warnings(self) -> tuple[str, ...]:
         """What a user should know about these forces: no support at all; supports found only at Winter's
         cutoff; per-frame forces from unfiltered accelerations carry their differentiation noise; a trial cut
-        inside a landing's impact."""
+        inside a landing's impact; a motion that needs a large root force in flight (``Flight.warning``)."""
         options = self.dynamics.options
         if not self.surfaces:
             return ("no support found: no body point rests on a surface anywhere in the trial (an aerial, a "
@@ -154,6 +170,8 @@ class Contact:
             found.append(f"the trial {' and '.join(options['cut_in_impact'])} within a landing's impact: the "
                          "low-pass filter's ends pull the forces there toward the body weight; record a few "
                          "tenths of a second more around landings")
+        if self.flight is not None and self.flight.warning is not None:
+            found.append(self.flight.warning)
         return tuple(found)
 
     def load_intervals(self, surface: int) -> list[tuple[float, float]]:
@@ -191,6 +209,8 @@ class Contact:
                "explained_force": self.explained_force, "explained_torque": self.explained_torque}
         if self.ground_velocity.any():
             out.update(floor_velocity_m_s=self.ground_velocity.tolist())
+        if self.flight is not None:
+            out.update(flight=self.flight.summary())
         if self.surfaces:
             out.update(floor_height_m=out["surfaces"][0]["height_m"], floor_tilt_deg=self.plane_angle,
                        plane_normal=self.plane.normal.tolist(), plane_offset_m=self.plane.offset,

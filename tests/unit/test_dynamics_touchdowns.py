@@ -166,7 +166,9 @@ def test_a_sprints_short_contacts_raise_the_steady_cutoff(shared_data, monkeypat
     assert options["touchdown_share"] == 0.0 and "settling_share" not in options
     assert 10.0 < options["steady_cutoff_hz"] < 12.0
     assert dynamics_coordinates(default.motion, default.dynamics).shape == default.motion.q.shape  # the export's
-    assert default.plate_comparison.correlation_vertical > 0.975 and not default.contact.warnings
+    assert default.plate_comparison.correlation_vertical > 0.975
+    # supports found at the dynamics' own cutoff; the one warning is its root force in flight (test_contact_flight)
+    assert [w[:9] for w in default.contact.warnings] == ["in flight"]
     monkeypatch.setattr(module, "SOFT_SPEED", -1.0)  # every touch-down keeps the landing cutoff fully
     monkeypatch.setattr(module, "FIRM_SPEED", 0.0)
     landings = run(sprint, PipelineOptions(until="contact"))

@@ -1,0 +1,69 @@
+"""How far to trust forces from the motion alone, judged by the motion itself: its root force in flight.
+
+Beyond the paper. A body in flight (no body point within reach of any surface) has gravity as its only
+external force, so the root force the motion needs there (eq. 9 without contact) is zero for exact
+kinematics and masses. What the motion needs instead is its error: soft tissue and markers moving over the
+bones, noise, the low-pass filter spreading the stances' force into the flights, segment masses. The same
+errors are in every frame's root force, in stance too, where the contact estimate carries them into the
+ground forces. So the root force's RMS over the flight frames is a check of a trial without force plates. (A
+support the estimate did not find leaves its frames in "flight" with the body's weight to carry: flagged too.)
+
+Measured with the default settings (``bench_contact.py``; the plates say what the estimate misses): the drop
+jumps from a box fly 0.59 and 0.92 s with 6.7 and 6.5 % BW there (vertical GRF from motion alone within 12.7
+and 14.4 % BW of the plates); the sprint at 9 m/s flies 0.54 s with 54 % BW (25.9 % BW from the plates, 74 %
+of its root force explained). Walks, sit-to-stand and squats have no flight. Above ``WARN_ABOVE``, the
+loosest force target the validated trials meet (drop jumps, landing impacts included), the contact warns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Flights shorter than this in all [s] say too little (a frame or two between a walk's steps, noise).
+MIN_FLIGHT = 0.05
+#: Root force in flight [fraction of body weight, RMS] above which the forces from the motion alone are
+#: not to be trusted without plates.
+WARN_ABOVE = 0.15
+
+
+@dataclass(frozen=True)
+class Flight:
+    """The frames (T,) in which no body point is within reach of a surface, their total time [s], and the root
+    force the motion needs in them, RMS [fraction of body weight]."""
+
+    frames: np.ndarray
+    seconds: float
+    root_force_rms_bw: float
+
+    @property
+    def warning(self) -> str | None:
+        """One line when the root force in flight says the forces from the motion alone are off by more than
+        ``WARN_ABOVE``."""
+        if self.root_force_rms_bw <= WARN_ABOVE:
+            return None
+        return (f"in flight ({self.seconds:.2f} s, no body point near a surface) the motion needs a root force of "
+                f"{100 * self.root_force_rms_bw:.0f} % BW RMS where a body in flight needs none (markers and "
+                "soft tissue moving over the bones, filtering, or a support not found): the contact forces from the "
+                "motion alone carry errors of that size; check them against force plates")
+
+    def summary(self) -> dict:
+        return {"seconds": self.seconds, "frames": int(np.count_nonzero(self.frames)),
+                "root_force_rms_percent_bw": 100.0 * self.root_force_rms_bw}
+
+
+def flight(activation: np.ndarray, root_force: np.ndarray, times: np.ndarray, weight: float,
+           least: float) -> Flight | None:
+    """The ``Flight`` of a trial from each contact point's ``activation`` (T, K) on the surface nearest it (eq. 4's
+    distance sigmoid, ``per_frame.activations``), the root force without contact (T, 3) [N] and the frames' ``times``
+    (T,) [s]; a frame is in flight when every point is at most ``least`` active (out of the per-frame estimate's
+    reach). None when the trial flies less than ``MIN_FLIGHT`` or ``weight`` [N] is not positive."""
+    posed = np.isfinite(root_force).all(axis=1) & np.isfinite(activation).all(axis=1)
+    frames = posed & (activation <= least).all(axis=1)
+    step = float(np.median(np.diff(times))) if len(times) > 1 else 0.0
+    seconds = step * int(np.count_nonzero(frames))
+    if not seconds >= MIN_FLIGHT or not weight > 0:
+        return None
+    rms = float(np.sqrt(np.mean(np.sum(root_force[frames] ** 2, axis=1))))
+    return Flight(frames, seconds, rms / weight)

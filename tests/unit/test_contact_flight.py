@@ -1,0 +1,96 @@
+"""The root force in flight (``contact.flight``): closed forms on given activations, and real trials whose plates
+say which frames fly and how far the forces from the motion alone are off."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mocap_dynamics.solver.batch import report_figures
+from mocap_dynamics.solver.contact.flight import MIN_FLIGHT, WARN_ABOVE, flight
+from mocap_dynamics.solver.pipeline import PipelineOptions, run
+from mocap_dynamics.solver.report import summary
+from mocap_dynamics.solver.report_schema import FlightSummary
+from mocap_dynamics.solver.sample import MASS, write_sample
+
+WEIGHT = 700.0
+LEAST = 1e-3
+
+
+def trial(airborne: slice, force_in_flight: np.ndarray, rate: float = 100.0, n: int = 100):
+    """Activations (T, 4) of 1 but 0 in the frames ``airborne``, a root force (T, 3) of the body weight on the
+    ground and ``force_in_flight`` in flight."""
+    activation = np.ones((n, 4))
+    activation[airborne] = 0.0
+    force = np.tile([0.0, 0.0, WEIGHT], (n, 1))
+    force[airborne] = force_in_flight
+    return activation, force, np.arange(n) / rate
+
+
+def test_exact_kinematics_need_no_root_force_in_flight():
+    found = flight(*trial(slice(30, 50), np.zeros(3)), WEIGHT, LEAST)
+    assert found.seconds == pytest.approx(0.2) and np.flatnonzero(found.frames).tolist() == list(range(30, 50))
+    assert found.root_force_rms_bw == 0.0 and found.warning is None
+
+
+def test_the_root_force_in_flight_is_its_rms_over_those_frames():
+    """Half the flight needs 0.3 BW up, half 0.4 BW sideways: RMS sqrt((0.09 + 0.16) / 2) BW, above the warning."""
+    activation, force, times = trial(slice(30, 50), np.zeros(3))
+    force[30:40] = [0.0, 0.0, 0.3 * WEIGHT]
+    force[40:50] = [0.4 * WEIGHT, 0.0, 0.0]
+    found = flight(activation, force, times, WEIGHT, LEAST)
+    assert found.root_force_rms_bw == pytest.approx(np.sqrt(0.125))
+    assert found.summary() == {"seconds": pytest.approx(0.2), "frames": 20,
+                               "root_force_rms_percent_bw": pytest.approx(100 * np.sqrt(0.125))}
+    assert "35 % BW RMS" in found.warning and found.root_force_rms_bw > WARN_ABOVE
+
+
+def test_a_point_in_reach_or_a_frame_without_a_pose_is_no_flight():
+    activation, force, times = trial(slice(30, 50), np.zeros(3))
+    activation[30:35, 2] = 2 * LEAST  # one point still within reach
+    force[45:50] = np.nan  # no root force: no pose
+    found = flight(activation, force, times, WEIGHT, LEAST)
+    assert np.flatnonzero(found.frames).tolist() == list(range(35, 45))
+
+
+def test_too_short_a_flight_says_nothing():
+    frames = int(MIN_FLIGHT * 100) - 1
+    assert flight(*trial(slice(30, 30 + frames), np.zeros(3)), WEIGHT, LEAST) is None
+    assert flight(*trial(slice(30, 50), np.zeros(3)), 0.0, LEAST) is None
+
+
+@pytest.fixture(scope="module")
+def drop_jump(shared_data):
+    return run(shared_data / "subject4_DJ3.trc", PipelineOptions(until="contact"))
+
+
+def test_a_drop_jump_flies_where_its_plates_see_nothing_and_needs_little_there(drop_jump):
+    """DJ3 flies off the box and in its jump (0.59 s); its plates carry nothing in those frames (an independent
+    check of the frames), and the motion needs 6.7 % BW there, below the warning (its vertical GRF from motion
+    alone is within 12.7 % BW of the plates)."""
+    contact, plates = drop_jump.contact, drop_jump.plate_comparison
+    found = contact.flight
+    assert 0.4 < found.seconds < 0.8
+    measured = np.interp(contact.times, plates.times, np.linalg.norm(plates.measured, axis=1))
+    assert measured[found.frames].max() < 0.02 * contact.body_weight
+    assert found.root_force_rms_bw < 0.10 and found.warning is None
+    assert not any("in flight" in w for w in contact.warnings)
+    report = drop_jump.report()
+    assert set(report["contact"]["flight"]) == set(FlightSummary.__annotations__)
+    assert report["contact"]["flight"]["frames"] == int(np.count_nonzero(found.frames))
+    assert "in flight 0.5" in summary(report)
+    assert report_figures(report)["flight_root_force_percent_bw"] == pytest.approx(100 * found.root_force_rms_bw)
+
+
+def test_the_sprint_is_flagged(shared_data):
+    """At 9 m/s the markers' motion needs about half the body weight in flight (54 % BW): the contact warns (its
+    forces from motion alone miss the plates by 25.9 % BW and explain 74 % of the root force)."""
+    contact = run(shared_data / "sprint_forceplates_JA1Gait35.c3d", PipelineOptions(until="contact")).contact
+    assert contact.flight.root_force_rms_bw > 0.3
+    assert any(w.startswith("in flight") and "check them against force plates" in w for w in contact.warnings)
+
+
+def test_a_walk_never_flies(tmp_path):
+    """The project's sample walk: a foot is always on the floor, so no flight and no figure for it."""
+    contact = run(write_sample(tmp_path)["c3d"], PipelineOptions(mass=MASS, until="contact")).contact
+    assert contact.flight is None and "flight" not in contact.summary()
