@@ -141,11 +141,10 @@ class Contact:
         with too short a flight."""
         if not self.surfaces:
             return None
-        points = ContactPoints.of(self.model)
+        points, least = ContactPoints.of(self.model), PerFrameOptions().min_activation
         activation, _, _ = activations(self.point_positions, SurfaceArrays(self.surfaces), self.constants,
-                                       points.padding, points.floor_only)
-        return flight(activation, self.root_wrench_without[:, :3], self.times, self.body_weight,
-                      PerFrameOptions().min_activation)
+                                       points.padding, points.floor_only, least)  # only the points that might reach
+        return flight(activation, self.root_wrench_without[:, :3], self.times, self.body_weight, least)
 
     @property
     def warnings(self) -> tuple[str, ...]:
