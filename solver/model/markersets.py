@@ -79,7 +79,8 @@ class Point:
     def __str__(self) -> str:
         if self.is_mean:
             return self.labels[0] if len(self.labels) == 1 else "mean of " + ", ".join(self.labels)
-        return " ".join(f"{'+' if w >= 0 else '-'} {abs(w):.2f} {label}" for label, w in self.weights).lstrip("+ ")
+        terms = " ".join(f"{'+' if w >= 0 else '-'} {abs(w):.2f} {label}" for label, w in self.weights)
+        return terms[2:] if terms.startswith("+") else "-" + terms[2:]
 
 
 @dataclass(frozen=True)

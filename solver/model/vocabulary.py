@@ -64,6 +64,12 @@ CONCEPTS = {name: Concept(name, c["what"], c.get("segment"), bool(c.get("sided",
 DERIVATIONS = {name: tuple(alt if isinstance(alt, dict) else {c: 1.0 / len(alt) for c in alt} for alt in alts)
                for name, alts in _VOCABULARY["landmarks"].items()}
 _UNPAIRED = frozenset(c.segment for c in CONCEPTS.values() if not c.sided and c.segment)
+#: OpenCap's files hold its marker augmenter's anatomical markers (``r_knee_study``: the token below) beside
+#: OpenPose's video keypoints (``RKnee``, ``Neck``: joint centres, not the landmarks of the same names), which
+#: OpenCap's own inverse kinematics leaves out; so does the vocabulary, with this reason.
+AUGMENTED = "STUDY"
+KEYPOINT = "a video keypoint (a joint centre from OpenPose) beside OpenCap's anatomical markers (_study), " \
+           "which are used"
 #: Calibration landmarks that have no side (the others come as NAME_l and NAME_r).
 UNSIDED_LANDMARKS = frozenset(["psis", "c7", "supr", "vertex", "head_l", "head_r", "head_front", "head_back"])
 
@@ -146,7 +152,11 @@ def interpret(labels, descriptions: dict | None = None) -> tuple[dict, dict]:
     their C3D ``POINT:DESCRIPTIONS`` text (used for labels the vocabulary does not know)."""
     descriptions = {k.split(":")[-1].strip().upper(): v for k, v in (descriptions or {}).items()}
     meanings, ignored = {}, {}
+    augmented = any(AUGMENTED in tokens(label) for label in labels)
     for label in labels:
+        if augmented and AUGMENTED not in tokens(label):
+            ignored[label] = KEYPOINT
+            continue
         found = meaning(label)
         text = descriptions.get(label.split(":")[-1].strip().upper())
         if found is None and text:
@@ -202,4 +212,5 @@ def wanted(landmark: str) -> str:
     names = c.names[:2]
     prefix = {"l": "L", "r": "R", "": ""}[side]
     words = {"l": "left ", "r": "right ", "": ""}[side]
-    return f"a {words}{c.what} marker, such as {' or '.join(prefix + n for n in names)}"
+    article = "an" if (words or c.what)[0] in "aeiou" else "a"
+    return f"{article} {words}{c.what} marker, such as {' or '.join(prefix + n for n in names)}"

@@ -28,6 +28,9 @@ LOWER = {"asis_l", "asis_r", "psis", "knee_lat_l", "knee_lat_r", "ankle_lat_l", 
 UPPER = {"c7", "supr", "acromion_l", "acromion_r", "elbow_lat_l", "elbow_lat_r", "wrist_lat_l", "wrist_lat_r"}
 LEGS = {"pelvis", "thigh_l", "thigh_r", "shank_l", "shank_r", "foot_l", "foot_r"}
 
+#: OpenPose's body keypoints as OpenCap writes them beside its markers: joint centres, not landmarks.
+OPENPOSE = ["Neck", "midHip"] + sides("{}Shoulder {}Elbow {}Wrist {}Hip {}Knee {}Ankle {}Heel {}BigToe {}SmallToe")
+
 #: family -> (labels as the documentation writes them, landmarks it must give, labels to be ignored).
 FAMILIES = {
     # Vicon Plug-in Gait full body (Plug-in Gait Reference Guide marker list)
@@ -56,14 +59,15 @@ FAMILIES = {
                 "{}FAX {}FAL {}TAM {}FM5 {}FM1 {}FM2 {}FCC {}SK {}HGT"),
         LOWER | UPPER | {"elbow_med_l", "wrist_med_r", "knee_med_l", "ankle_med_l", "hand_tip_l"},
         set(sides("{}SK {}HGT"))),
-    # OpenCap's marker set (the anatomical and cluster markers, "_study" as OpenCap writes them)
+    # OpenCap's files: its marker augmenter's anatomical and cluster markers ("_study" as OpenCap writes them,
+    # the jugular notch a stand-in from C7 and the acromions) beside OpenPose's video keypoints (not read)
     "opencap_study": (
-        ["C7_study", "RHJC_study", "LHJC_study"]
+        ["C7_study", "RHJC_study", "LHJC_study"] + OPENPOSE
         + [f"{s}{name}_study" for s in ("r", "L") for name in (
             ".ASIS", ".PSIS", "_knee", "_mknee", "_ankle", "_mankle", "_toe", "_5meta", "_calc", "_shoulder",
             "_lelbow", "_melbow", "_lwrist", "_mwrist", "_thigh1", "_thigh2", "_thigh3", "_sh1", "_sh2", "_sh3")],
-        (LOWER | UPPER | {"hjc_l", "hjc_r", "knee_med_l", "ankle_med_r", "elbow_med_l", "wrist_med_r"}) - {"supr"},
-        set()),
+        LOWER | UPPER | {"hjc_l", "hjc_r", "knee_med_l", "ankle_med_r", "elbow_med_l", "wrist_med_r"},
+        set(OPENPOSE)),
     # Qualisys Animation marker set (fingers are not read: the hand is one rigid segment)
     "qualisys_animation": (
         "HeadTop HeadFront HeadL HeadR SpineTop Chest BackL BackR WaistLFront WaistRFront WaistLBack "
