@@ -38,6 +38,7 @@ from .kinematics.gap_fill import fill_gaps
 from .kinematics.marker_outliers import drop_marker_outliers
 from .model import calibrate, with_body_mass
 from .model.markersets import normalize
+from .model.vocabulary import video_keypoints
 from .options import DISCOVER, READ_BY, PipelineOptions
 from .plausibility import check_body, explain_empty_markers
 from .zerog import zero_gravity_variant
@@ -104,7 +105,7 @@ def _discovered(trial: Trial, static: Trial | None, progress: Progress, unknown:
 def _calibrated(trial: Trial, static: Trial | None, options: PipelineOptions, progress: Progress):
     """The calibrated model and the discovery, if the segments were found from the motion: when asked
     (``markerset="discover"``), or when no marker set was given and the labels, read by meaning, make no
-    body."""
+    body (unless they are video keypoints: joint centres, two to a segment, which no motion turns into one)."""
     def build(markerset, calibration_trial, static_trial):
         return calibrate(calibration_trial, options.template, mass=options.mass, static=static_trial,
                          markerset=markerset, sex=options.sex, head=options.head,
@@ -118,6 +119,14 @@ def _calibrated(trial: Trial, static: Trial | None, options: PipelineOptions, pr
     except ModelError as error:
         if options.markerset is not None:
             raise
+        keypoints = video_keypoints(trial.labels)
+        if len(keypoints) > trial.n_markers / 2:
+            raise ModelError(
+                f"{trial.source} holds video keypoints ({len(keypoints)} of its {trial.n_markers} markers, such as "
+                f"{', '.join(keypoints[:3])}: OpenPose's joint centres), not markers on bony landmarks, and the "
+                "body model needs three of those on each segment",
+                "give it the markers a marker augmenter makes from the keypoints (OpenCap writes them beside the "
+                "keypoints, named *_study; Pose2Sim's augmenter too), or a marker-based recording") from None
         markerset, calibration_trial, static, found = _discovered(trial, static, progress, unknown=error)
         return build(markerset, calibration_trial, static), found
 

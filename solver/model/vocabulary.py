@@ -70,6 +70,10 @@ _UNPAIRED = frozenset(c.segment for c in CONCEPTS.values() if not c.sided and c.
 AUGMENTED = "STUDY"
 KEYPOINT = "a video keypoint (a joint centre from OpenPose) beside OpenCap's anatomical markers (_study), " \
            "which are used"
+#: OpenPose's body keypoints (BODY_25 and HALPE, as OpenCap and Pose2Sim write them; upper case, no separators).
+KEYPOINT_NAMES = frozenset(["NOSE", "NECK", "HEAD", "HIP", "MIDHIP"] + [
+    side + name for side in "LR" for name in ("EYE", "EAR", "SHOULDER", "ELBOW", "WRIST", "HIP", "KNEE", "ANKLE",
+                                               "HEEL", "BIGTOE", "SMALLTOE")])
 #: Calibration landmarks that have no side (the others come as NAME_l and NAME_r).
 UNSIDED_LANDMARKS = frozenset(["psis", "c7", "supr", "vertex", "head_l", "head_r", "head_front", "head_back"])
 
@@ -140,6 +144,14 @@ def meaning(label: str, text: str | None = None) -> Meaning | None:
         if concept is not None:
             return Meaning(label, concept, side, CONCEPTS[concept].segment_for(side), text is not None)
     return None
+
+
+def video_keypoints(labels) -> list[str]:
+    """The ``labels`` that are OpenPose's body keypoints (``RKnee``, ``midHip``): joint centres from video; none
+    unless one is OpenPose's own (a big or small toe, the mid-hip), since marker sets name knees and ankles too."""
+    found = {x: re.sub(r"[\s_.\-]", "", x.split(":")[-1]).upper() for x in labels}
+    found = {x: name for x, name in found.items() if name in KEYPOINT_NAMES}
+    return list(found) if {"MIDHIP", "LBIGTOE", "RBIGTOE", "LSMALLTOE", "RSMALLTOE"} & set(found.values()) else []
 
 
 def is_generic(label: str) -> bool:

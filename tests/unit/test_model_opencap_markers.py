@@ -10,10 +10,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from mocap_dynamics.solver.errors import ModelError
 from mocap_dynamics.solver.io import load_trial
 from mocap_dynamics.solver.io.trc import write_trc
 from mocap_dynamics.solver.model import calibrate
-from mocap_dynamics.solver.model.vocabulary import KEYPOINT
+from mocap_dynamics.solver.model.vocabulary import KEYPOINT, video_keypoints
 from mocap_dynamics.solver.pipeline import PipelineOptions, run
 
 TRIAL = "opencap_video_walking3"
@@ -35,7 +36,7 @@ def opencap_names() -> dict:
 
 def as_opencap_writes_it(trial):
     """``trial`` with OpenCap's labels, and OpenPose's keypoints beside them (joint centres, here from the
-    markers: the hip centres, the knee and ankle markers, the elbow's and wrist's midpoints)."""
+    markers: the hip centres, the knee, ankle and foot markers, the elbow's and wrist's midpoints)."""
     names = opencap_names()
     index = {label: i for i, label in enumerate(trial.labels)}
     keep = [label for label in trial.labels if label in names]
@@ -43,10 +44,13 @@ def as_opencap_writes_it(trial):
     labels = [names[label] for label in keep]
     for side, low in (("R", "r"), ("L", "L")):
         for keypoint, parts in (("Hip", [f"{side}_HJC"]), ("Knee", [f"{low}_knee"]), ("Ankle", [f"{low}_ankle"]),
+                                ("Heel", [f"{low}_calc"]), ("BigToe", [f"{low}_toe"]), ("SmallToe", [f"{low}_5meta"]),
                                 ("Elbow", [f"{side}_elbow_lat", f"{side}_elbow_med"]),
                                 ("Wrist", [f"{side}_wrist_radius", f"{side}_wrist_ulna"])):
             labels.append(side + keypoint)
             tracks.append(np.mean([trial.markers[:, index[p]] for p in parts], axis=0))
+    labels.append("midHip")
+    tracks.append(np.mean([trial.markers[:, index[f"{side}_HJC"]] for side in "LR"], axis=0))
     return replace(trial, labels=tuple(labels), markers=np.stack(tracks, axis=1))
 
 
@@ -62,8 +66,8 @@ def test_opencap_markers_make_a_trunk_and_arms(shared_data, opencap_trial):
     names = {s.name for s in model.segments}
     assert {"torso", "upper_arm_l", "forearm_r"} <= names and "hat" not in names
     ignored = model.metadata["calibration"].ignored
-    assert {label for label, why in ignored.items() if why == KEYPOINT} == {
-        side + k for side in "RL" for k in ("Hip", "Knee", "Ankle", "Elbow", "Wrist")}
+    assert {label for label, why in ignored.items() if why == KEYPOINT} == {"midHip"} | {
+        side + k for side in "RL" for k in ("Hip", "Knee", "Ankle", "Heel", "BigToe", "SmallToe", "Elbow", "Wrist")}
     with_sternum = calibrate(load_trial(shared_data / f"{TRIAL}.trc"))
     notches = [m.metadata["calibration"].joint_centres["supr"] for m in (model, with_sternum)]
     assert notches[0].startswith("stand-in -0.80 C7_study + 0.90 L_shoulder_study + 0.90 r_shoulder_study (no "
@@ -82,3 +86,17 @@ def test_opencap_markers_give_the_plates_forces(shared_data, opencap_trial, tmp_
     result = run(tmp_path / f"{TRIAL}.trc", PipelineOptions(until="contact"))
     assert result.plate_comparison.rmse_vertical < 6.0
     assert result.contact.explained_force > 0.97
+
+
+def test_video_keypoints_alone_are_refused_in_one_line(opencap_trial, tmp_path):
+    """OpenPose's keypoints without the augmenter's markers (as Pose2Sim writes them) are joint centres, two to a
+    segment: the run stops with what they are and what to give instead, before trying to find segments."""
+    keypoints = [i for i, label in enumerate(opencap_trial.labels) if not label.endswith("_study")]
+    only = replace(opencap_trial, labels=tuple(opencap_trial.labels[i] for i in keypoints),
+                   markers=opencap_trial.markers[:, keypoints])
+    write_trc(only, tmp_path / "keypoints.trc")
+    with pytest.raises(ModelError, match=r"keypoints.trc holds video keypoints \(17 of its 17 markers, such as "
+                                         r"RHip, RKnee, RAnkle.*marker augmenter") as error:
+        run(tmp_path / "keypoints.trc", PipelineOptions(until="calibrate"))
+    assert "\n" not in str(error.value)
+    assert video_keypoints(["LKNE", "RANK", "L.Knee", "R.Ankle"]) == []  # marker sets name knees and ankles too
