@@ -116,6 +116,9 @@ def summary(report: Report) -> str:
         lines.append(f"  reconstruction ({rec['method']}): {rec['frames_converged']}/{rec['frames']} frames converged, "
                      f"marker RMS {figure(rec['marker_rms_m'], '.1f', 1000)} mm, "
                      f"{figure(rec['seconds_per_frame'], '.2f', 1000)} ms/frame")
+        if rec.get("frames_without_data"):
+            lines.append(f"  warning: {rec['frames_without_data']} frames without the markers to place the pelvis: "
+                         "a held pose shows there, and they get no forces or torques")
     dyn = report.get("dynamics")
     if dyn:
         derivatives = dyn["derivatives"]
@@ -205,7 +208,8 @@ def _contact_lines(contact: ContactSummary) -> list[str]:
     plates = contact.get("plates")
     if plates:
         compared = "" if plates["frames_compared"] == plates["frames"] else \
-            f" ({plates['frames_compared']} of {plates['frames']} frames; elsewhere a loaded foot is off the plates)"
+            f" ({plates['frames_compared']} of {plates['frames']} frames: those with a pose and every loaded foot " \
+            "on the plates)"
         lines.append(f"  estimated vs plates{compared}: vertical GRF RMSE "
                      f"{figure(plates['rmse_vertical_bw_percent'], '.1f')} % BW, "
                      f"r = {figure(plates['correlation_vertical'], '.2f')}; horizontal RMSE "

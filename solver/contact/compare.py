@@ -262,9 +262,10 @@ def compare_with_plates(contact: Contact, trial: Trial, *, threshold: float | No
     for p, stances in enumerate(plate_stances):
         for start, end in stances:
             cop = measured_plate_cop[start:end, p, :2]
-            if not feet or not np.isfinite(cop).any():
+            seen_near = np.isfinite(cop).all(1) & np.isfinite(foot_place[start:end, :, :2]).all((1, 2))
+            if not feet or not seen_near.any():  # no COP, or no pose: the stance goes to no foot
                 continue
-            distance = np.nanmean(np.linalg.norm(foot_place[start:end, :, :2] - cop[:, None], axis=-1), axis=0)
+            distance = np.linalg.norm(foot_place[start:end][seen_near, :, :2] - cop[seen_near, None], axis=-1).mean(0)
             f = int(np.nanargmin(distance))
             force = np.nan_to_num(measured_plates[start:end, p])
             measured_feet[start:end, f] += force
@@ -282,7 +283,8 @@ def compare_with_plates(contact: Contact, trial: Trial, *, threshold: float | No
                     estimated_onset=times[s_est] if s_est > 0 else np.nan,
                     measured_offset=times[end - 1] + dt if end < n_frames else np.nan,
                     estimated_offset=times[e_est - 1] + dt if e_est < n_frames else np.nan))
-    covered = np.isfinite(measured_plates).all((1, 2))
+    estimated = contact.surface_force[:, seen].sum(1) if seen else np.zeros((n_frames, 3))
+    covered = np.isfinite(measured_plates).all((1, 2)) & np.isfinite(estimated).all(1)  # no pose: no estimate
     for f, stances in enumerate(foot_stances):
         for (start, end), matched in zip(stances, covered_stance[f]):
             if not matched:
@@ -293,9 +295,9 @@ def compare_with_plates(contact: Contact, trial: Trial, *, threshold: float | No
     measured_cop[~loaded] = np.nan
     alone = measured_feet[..., 2] > SINGLE_SUPPORT * body_weight
     single = covered[:, None] & alone & (loaded.sum(1, keepdims=True) == 1)
-    travel = contact.dynamics.root_origin[-1, :2] - contact.dynamics.root_origin[0, :2]
+    origin = contact.dynamics.root_origin[np.isfinite(contact.dynamics.root_origin).all(1), :2]
+    travel = origin[-1] - origin[0] if len(origin) else np.zeros(2)
     forward = np.r_[travel / np.linalg.norm(travel), 0.0] if np.linalg.norm(travel) > 0.1 else np.array([1.0, 0, 0])
-    estimated = contact.surface_force[:, seen].sum(1) if seen else np.zeros((n_frames, 3))
     return PlateComparison(
         times=times, measured=np.nansum(measured_plates, axis=1), estimated=estimated,
         measured_plates=np.nan_to_num(measured_plates), estimated_plates=estimated_plates,

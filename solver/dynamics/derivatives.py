@@ -30,10 +30,11 @@ differences give frame ``t`` the acceleration of the instant ``t + 1`` (a
 lag of one frame against force plates); central ones are centred on the
 frame they are given to and second-order accurate.
 
-NaN: a frame without a pose (NaN in ``q``) makes the velocities and
-accelerations that use it NaN (frames ``t-2 .. t``), and so the forces of
-those frames; the Butterworth filter refuses motions with NaN (it would
-spread them over the whole trial).
+NaN: a frame without a pose (NaN in ``q``, or not ``Motion.posed``: no
+markers placed it) makes the velocities and accelerations that use it NaN
+(frames ``t-2 .. t``), and so the forces of those frames; the Butterworth
+filter filters each run of posed frames on its own (across the gap it would
+spread the NaN, or a held pose's standstill, into the frames around it).
 """
 
 from __future__ import annotations
@@ -281,19 +282,20 @@ def motion_derivatives(motion: Motion, cutoff: float | str | None = None, scheme
                 {"derivatives": f"given by {motion.method}", "first_frame": 0})
     options = {"derivatives": f"{scheme} differences", "cutoff_hz": cutoff, "first_frame": int(scheme == "central")}
     blend = cutoff == "auto"
+    coordinates = motion.q if motion.posed is None else np.where(np.asarray(motion.posed)[:, None], motion.q, np.nan)
     if cutoff in AUTOMATIC_CUTOFFS:
         rate = 1.0 / time_step(motion.times)
-        posed = np.isfinite(motion.q).all(axis=1)
+        posed = np.isfinite(coordinates).all(axis=1)
         tips = np.array([segment.tip for segment in model.segments])
         ends = motion.positions + np.einsum("tsij,sj->tsi", motion.rotations, tips)
         cutoff = residual_cutoff(np.concatenate([motion.positions, ends], axis=1)[posed], rate)
         options.update(cutoff_hz=cutoff, cutoff_source="Winter's residual analysis")
     differences = central_differences if scheme == "central" else forward_differences
     if cutoff is None or not blend:
-        q = motion.q if cutoff is None else butterworth(model, motion.times, motion.q, cutoff)
+        q = coordinates if cutoff is None else butterworth(model, motion.times, coordinates, cutoff)
         times, q, v, a = differences(model, motion.times, q)
         return times, q, v, a, options
-    layers = touchdown_filtered(model, motion.times, motion.q, cutoff)
+    layers = touchdown_filtered(model, motion.times, coordinates, cutoff)
     derived = [differences(model, motion.times, x) for x, _, _ in layers]
     times, q, v, a = derived[0]
     if len(layers) == 1:

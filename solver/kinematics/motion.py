@@ -28,7 +28,9 @@ class Motion:
     has none: ``converged`` (bool), ``iterations``, ``constraint_norm``
     (||Φ(q)||₂), ``objective`` (½ Ψᵀ W Ψ), and ``marker_errors`` (T, M):
     distance [m] between measured and model markers, NaN where the marker was
-    missing, columns in ``marker_labels`` order.
+    missing, columns in ``marker_labels`` order. ``posed`` (T,) is False in
+    the frames whose data placed no pose (no markers on the root: the pose
+    before is held there, for display only); the dynamics leave them out.
     """
 
     model: BodyModel
@@ -45,6 +47,7 @@ class Motion:
     objective: np.ndarray | None = None
     marker_labels: tuple[str, ...] = ()
     marker_errors: np.ndarray | None = None
+    posed: np.ndarray | None = None
     info: dict = field(default_factory=dict)
 
     @classmethod

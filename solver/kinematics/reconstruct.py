@@ -91,7 +91,7 @@ def reconstruct(trial: Trial, model: BodyModel, method: str = "otm", mode: str =
     warnings = []
     if no_data.any():
         warnings.append(f"{int(no_data.sum())} frame(s) without enough markers to place the pelvis keep the "
-                        "previous pose (flagged as not converged)")
+                        "previous pose (flagged as not converged; no forces or torques there)")
     if failed:
         warnings.append(f"{failed} frame(s) did not converge within {max_iterations} iterations "
                         f"(tolerance {tolerance:g}); Motion.converged flags them")
@@ -111,7 +111,7 @@ def reconstruct(trial: Trial, model: BodyModel, method: str = "otm", mode: str =
     }
     motion = Motion.from_q(model, trial.times, q, "otm", converged=converged, iterations=steps,
                            constraint_norm=norm, objective=objective, marker_labels=model.marker_labels,
-                           marker_errors=errors, info=info)
+                           marker_errors=errors, posed=~no_data, info=info)
     return set_held_joints(motion, full)
 
 

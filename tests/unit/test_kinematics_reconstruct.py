@@ -130,8 +130,9 @@ def test_a_frame_without_data_is_flagged_and_the_next_restarts(linkage):
         assert not motion.converged[gap] and motion.iterations[gap] == 0
         assert motion.info["no_data_frames"] == 1 and motion.info["converged_frames"] == motion.n_frames - 1
         assert motion.info["warnings"] == ["1 frame(s) without enough markers to place the pelvis keep the "
-                                           "previous pose (flagged as not converged)"]
+                                           "previous pose (flagged as not converged; no forces or torques there)"]
         np.testing.assert_allclose(motion.q[gap], motion.q[gap - 1])  # kept, never invented
+        assert np.flatnonzero(~motion.posed).tolist() == [gap]  # and left out of the dynamics
         assert motion.converged[gap + 1]
 
 
