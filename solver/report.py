@@ -119,6 +119,10 @@ def summary(report: Report) -> str:
         if rec.get("frames_without_data"):
             lines.append(f"  warning: {rec['frames_without_data']} frames without the markers to place the pelvis: "
                          "a held pose shows there, and they get no forces or torques")
+        if rec.get("frames_held"):
+            held = ", ".join(f"{name} in {n}" for name, n in rec["frames_held"].items())
+            lines.append(f"  warning: segments without the markers to place them, held at their posture relative to "
+                         f"their parents (their motion assumed, not measured): {held} frames")
     dyn = report.get("dynamics")
     if dyn:
         derivatives = dyn["derivatives"]

@@ -112,6 +112,7 @@ class ReconstructionSummary(TypedDict):
     frames_converged: int
     converged_percent: float
     frames_without_data: int
+    frames_held: dict[str, int]
     iterations_mean: float
     iterations_max: int
     constraint_norm_max: float

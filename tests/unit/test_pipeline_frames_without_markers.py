@@ -12,6 +12,7 @@ import pytest
 
 from mocap_dynamics.solver.io import load_trial
 from mocap_dynamics.solver.io.trc import write_trc
+from mocap_dynamics.solver.kinematics.gap_fill import GapFillOptions
 from mocap_dynamics.solver.pipeline import PipelineOptions, run
 from mocap_dynamics.solver.report import summary
 
@@ -61,3 +62,18 @@ def test_a_stance_without_a_pose_goes_to_no_foot(shared_data, tmp_path):
     plates = result.plate_comparison
     assert not plates.covered[-10:].any() and plates.covered.sum() > 200
     assert plates.rmse_vertical < 15.0
+
+
+def test_a_segment_without_markers_is_held_and_said(shared_data, tmp_path):
+    """The right foot's markers gone in walking1's last 0.2 s (the foot leaving the volume) and not filled: the
+    foot is held at its posture on the shank there, and the report says so (its motion is assumed)."""
+    trial = load_trial(shared_data / f"{TRIAL}.trc")
+    markers = trial.markers.copy()
+    foot = [i for i, label in enumerate(trial.labels) if label in ("r_toe", "r_5meta", "r_calc", "r_ankle")]
+    markers[-20:, foot] = np.nan
+    write_trc(replace(trial, markers=markers), tmp_path / f"{TRIAL}.trc")
+    unfilled = GapFillOptions(method="none")  # the default fills these from the other markers (PCA)
+    report = run(tmp_path / f"{TRIAL}.trc", PipelineOptions(until="reconstruct", gap_fill=unfilled)).report()
+    assert report["reconstruction"]["frames_held"] == {"foot_r": 20}
+    assert "held at their posture relative to their parents (their motion assumed, not measured): foot_r in 20 " \
+           "frames" in summary(report)
