@@ -184,6 +184,11 @@ class MOCAP_DYNAMICS_PT_reconstruct(_SubStep, bpy.types.Panel):
                   icon="CHECKMARK" if complete else "ERROR")
         box.label(text=f"Marker RMS {figure(rec.get('marker_rms_m'), '.1f', 1000)} mm, "
                        f"{figure(rec.get('seconds_per_frame'), '.2f', 1000)} ms per frame")
+        if rec["frames_without_data"]:
+            box.label(text=f"{rec['frames_without_data']} frames without pelvis markers: pose held, no forces",
+                      icon="ERROR")
+        for segment, frames in rec.get("frames_held", {}).items():
+            box.label(text=f"{segment} held on its parent in {frames} frames (no markers)", icon="ERROR")
         box.label(text="Worst markers (median error):")
         for label, error in rec["worst_markers_median_m"].items():
             box.label(text=f"  {label}: {1000 * error:.1f} mm")
