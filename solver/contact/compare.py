@@ -53,6 +53,8 @@ THRESHOLD_BW = 0.05
 SINGLE_SUPPORT = 0.5
 #: The plates see all the contact where surfaces without plates carry under this fraction of body weight.
 OFF_PLATES = 0.02
+#: A plate measures a raised surface (a box standing on it) when its COP lies this far [m] inside its sides.
+UNDER_BOX = 0.02
 #: Frames of the estimate and of the trial match if their times differ by less than this fraction of a frame.
 TIME_TOLERANCE = 0.01
 
@@ -216,8 +218,11 @@ def correlation(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.corrcoef(a, b)[0, 1])
 
 
-def plate_surfaces(contact: Contact, cop: np.ndarray) -> tuple[int, ...]:
-    """The surface each plate measures: the one whose top passes nearest the plate's loaded COPs (T, P, 3)."""
+def plate_surfaces(contact: Contact, cop: np.ndarray, force: np.ndarray) -> tuple[int, ...]:
+    """The surface each plate measures: the one whose top passes nearest the plate's loaded COPs (T, P, 3), or
+    a raised one under whose top they lie (a box standing on the plate, the COP at the plate's top) if its
+    estimated load follows the plate's vertical force (T, P, 3) more closely (a chair's seat over the feet's
+    plates does not: it carries load when they do not)."""
     if not contact.surfaces:
         return (0,) * cop.shape[1]
     out = []
@@ -227,9 +232,18 @@ def plate_surfaces(contact: Contact, cop: np.ndarray) -> tuple[int, ...]:
             out.append(0)
             continue
         middle = np.median(seen, axis=0)
-        gaps = [abs(s.top.distance(middle)) for s in contact.surfaces]
-        out.append(int(np.argmin(gaps)))
+        nearest = int(np.argmin([abs(s.top.distance(middle)) for s in contact.surfaces]))
+        candidates = [nearest] + [k for k, s in enumerate(contact.surfaces) if k and k != nearest and _under(s, middle)]
+        load = np.nan_to_num(force[:, p, 2])
+        follows = [correlation(load, np.nan_to_num(contact.surface_force[:, k, 2])) for k in candidates]
+        out.append(candidates[int(np.argmax(np.nan_to_num(follows, nan=-1.0)))] if len(candidates) > 1 else nearest)
     return tuple(out)
+
+
+def _under(surface, point: np.ndarray) -> bool:
+    """Whether ``point`` lies under ``surface``'s top, at least ``UNDER_BOX`` inside its sides."""
+    sides = [face.distance(point) for face in surface.faces if abs(face.normal[2]) < 0.5]
+    return bool(sides) and max(sides) < -UNDER_BOX and surface.top.distance(point) < 0
 
 
 def compare_with_plates(contact: Contact, trial: Trial, *, threshold: float | None = None) -> PlateComparison:
@@ -243,7 +257,7 @@ def compare_with_plates(contact: Contact, trial: Trial, *, threshold: float | No
     body_weight = contact.body_weight
     threshold = THRESHOLD_BW * body_weight if threshold is None else float(threshold)
     feet = contact.feet
-    surfaces = plate_surfaces(contact, measured_plate_cop)
+    surfaces = plate_surfaces(contact, measured_plate_cop, measured_plates)
     seen = sorted(set(surfaces)) if contact.surfaces else []
     foot_on_plates = contact.foot_surface_force[:, :, seen].sum(2)
     foot_index = [contact.model.index(name) for name in feet]
