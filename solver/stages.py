@@ -208,7 +208,7 @@ def _contact(path, state: dict, options: PipelineOptions, progress: Progress) ->
     plate_mass = mass_from_plates(contact, comparison) if comparison is not None else None
     if plate_mass is not None and (warning := disagreement(plate_mass, contact.model.total_mass,
                                                            contact.model.mass_source)):
-        comparison = replace(comparison, warnings=(warning,))
+        comparison = replace(comparison, warnings=comparison.warnings + (warning,))
     with_plates = state.get("dynamics_with_plates")
     if comparison is not None and with_plates is not None:
         comparison = replace(comparison, moments=compare_moments_with_plates(contact.dynamics, with_plates,

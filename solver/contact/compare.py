@@ -55,6 +55,11 @@ SINGLE_SUPPORT = 0.5
 OFF_PLATES = 0.02
 #: A plate measures a raised surface (a box standing on it) when its COP lies this far [m] inside its sides.
 UNDER_BOX = 0.02
+#: A plate carries both feet when, in the frames (at least this long [s]) in which the estimate has each foot carry
+#: this fraction of the body weight on the plates' surfaces, it measures over this share of their sum (median).
+BOTH_FEET = 0.25
+WHOLE_SHARE = 0.8
+MIN_SHARED_S = 0.1
 #: Frames of the estimate and of the trial match if their times differ by less than this fraction of a frame.
 TIME_TOLERANCE = 0.01
 
@@ -319,4 +324,24 @@ def compare_with_plates(contact: Contact, trial: Trial, *, threshold: float | No
         estimated_cop=contact.foot_cop, covered=covered, single=single,
         plate_names=tuple(p.name for p in trial.plates), plate_surfaces=surfaces, feet=feet, events=tuple(events),
         body_weight=body_weight, threshold=threshold, forward=forward,
-        off_plates=np.delete(contact.surface_force, seen, axis=1)[..., 2].sum(1))
+        off_plates=np.delete(contact.surface_force, seen, axis=1)[..., 2].sum(1),
+        warnings=_under_both_feet(trial, measured_plates, foot_on_plates, body_weight))
+
+
+def _under_both_feet(trial: Trial, force: np.ndarray, on_plates: np.ndarray, body_weight: float) -> tuple[str, ...]:
+    """A warning per plate that carries both feet at once (one column set for both, combined plates): where the
+    estimate has each foot carry ``BOTH_FEET`` of the body weight or more on the plates' surfaces, the plate
+    measures nearly their sum (a plate under one foot, that foot's share)."""
+    if on_plates.shape[1] != 2:
+        return ()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        both = (on_plates[..., 2] > BOTH_FEET * body_weight).all(1)
+        share = force[..., 2] / on_plates[..., 2].sum(1)[:, None]  # (T, P)
+    out = []
+    for p, plate in enumerate(trial.plates):
+        shared = both & np.isfinite(share[:, p])
+        if shared.sum() >= MIN_SHARED_S * trial.rate and np.median(share[shared, p]) > WHOLE_SHARE:
+            out.append(f"force plate {plate.name!r} carries both feet at once: its load goes to the foot nearest "
+                       "its centre of pressure, so double support is not compared and the torques with the plates "
+                       "put both feet's load on one foot; give the plates one per foot")
+    return tuple(out)
