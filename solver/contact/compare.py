@@ -6,7 +6,9 @@ The plates are only compared with, never used by the estimate. Matching:
   the trial's marker frames, where ``Trial.plate_samples`` puts the plates;
 - surfaces: a plate measures the surface it is part of: the estimated surface
   whose top passes nearest the plate's centres of pressure (the floor, or a
-  box with a plate on it). Only the estimated forces on those surfaces are
+  box with a plate on top), or a box standing on the plate (the centres of
+  pressure under its top, its estimated load following the plate's; beyond
+  the papers). Only the estimated forces on those surfaces are
   compared: a subject sitting on a chair or standing on a box without a plate
   loads the plates with nothing, and the estimate must say so too;
 - a *plate stance* is a run of frames with the plate's vertical force above
@@ -19,7 +21,9 @@ The plates are only compared with, never used by the estimate. Matching:
   a run touches the first or last frame: it was cut off);
 - a plate only sees the feet on it, so the forces are compared on *covered*
   frames only: every foot stance overlaps a plate stance of its foot (no
-  loaded foot off the plates) and every plate has data.
+  loaded foot off the plates), every plate has data and the frame a pose.
+  A plate under both feet at once (combined plates) cannot be split between
+  them: it goes to the nearer foot, and a warning says so.
 
 Figures, over the covered frames: RMSE of the total vertical force and of
 the horizontal force vector in % of body weight (``m g`` of the model),
