@@ -242,10 +242,10 @@ def plate_surfaces(contact: Contact, cop: np.ndarray, force: np.ndarray) -> tupl
             continue
         middle = np.median(seen, axis=0)
         nearest = int(np.argmin([abs(s.top.distance(middle)) for s in contact.surfaces]))
-        candidates = [nearest] + [k for k, s in enumerate(contact.surfaces) if k and k != nearest and _under(s, middle)]
+        under = [k for k, s in enumerate(contact.surfaces) if k and k != nearest and _under(s, middle)]
         load = np.nan_to_num(force[:, p, 2])
-        follows = [correlation(load, np.nan_to_num(contact.surface_force[:, k, 2])) for k in candidates]
-        out.append(candidates[int(np.argmax(np.nan_to_num(follows, nan=-1.0)))] if len(candidates) > 1 else nearest)
+        out.append(max([nearest, *under], key=lambda k: np.nan_to_num(
+            correlation(load, np.nan_to_num(contact.surface_force[:, k, 2])), nan=-1.0)) if under else nearest)
     return tuple(out)
 
 

@@ -78,7 +78,7 @@ class Points:
                 self.used[name] = point
                 if k or point.stand_in:
                     missing = point.stand_in or " and ".join(points[0].labels)
-                    self.methods[name] = f"stand-in {point} (no {missing.split(' ', 1)[-1]} in {self.trial.source})"
+                    self.methods[name] = f"stand-in {point} (no {missing} in {self.trial.source})"
                 return sum(w * t for (_, w), t in zip(point.weights, tracks))
         raise Missing(name)
 

@@ -149,7 +149,7 @@ def meaning(label: str, text: str | None = None) -> Meaning | None:
 def video_keypoints(labels) -> list[str]:
     """The ``labels`` that are OpenPose's body keypoints (``RKnee``, ``midHip``): joint centres from video; none
     unless one is OpenPose's own (a big or small toe, the mid-hip), since marker sets name knees and ankles too."""
-    found = {x: re.sub(r"[\s_.\-]", "", x.split(":")[-1]).upper() for x in labels}
+    found = {x: "".join(tokens(x)) for x in labels}
     found = {x: name for x, name in found.items() if name in KEYPOINT_NAMES}
     return list(found) if {"MIDHIP", "LBIGTOE", "RBIGTOE", "LSMALLTOE", "RSMALLTOE"} & set(found.values()) else []
 
@@ -164,9 +164,9 @@ def interpret(labels, descriptions: dict | None = None) -> tuple[dict, dict]:
     their C3D ``POINT:DESCRIPTIONS`` text (used for labels the vocabulary does not know)."""
     descriptions = {k.split(":")[-1].strip().upper(): v for k, v in (descriptions or {}).items()}
     meanings, ignored = {}, {}
-    augmented = any(AUGMENTED in tokens(label) for label in labels)
+    study = {label: AUGMENTED in tokens(label) for label in labels}
     for label in labels:
-        if augmented and AUGMENTED not in tokens(label):
+        if any(study.values()) and not study[label]:
             ignored[label] = KEYPOINT
             continue
         found = meaning(label)
@@ -209,7 +209,7 @@ def landmarks(meanings: dict) -> dict[str, tuple[tuple[dict, str], ...]]:
                     for label in labels:
                         weights[label] = weights.get(label, 0.0) + weight / len(labels)
                 else:
-                    options.append((weights, wanted(name) if k else ""))
+                    options.append((weights, marker_words(name) if k else ""))
             if options:
                 found[name] = tuple(options)
     return found
@@ -217,6 +217,12 @@ def landmarks(meanings: dict) -> dict[str, tuple[tuple[dict, str], ...]]:
 
 def wanted(landmark: str) -> str:
     """What markers would give a calibration landmark, in words, e.g. "a right toe (...) marker such as RTOE"."""
+    words = marker_words(landmark)
+    return f"{'an' if words[0] in 'aeiou' else 'a'} {words}"
+
+
+def marker_words(landmark: str) -> str:
+    """``wanted`` without its article: "right toe (...) marker such as RTOE"."""
     key, side = (landmark[:-2], landmark[-1]) if landmark not in UNSIDED_LANDMARKS else (landmark, "")
     concept, _, ref_side = next(iter(DERIVATIONS[key][0])).partition(":")
     side = side or ref_side
@@ -224,5 +230,4 @@ def wanted(landmark: str) -> str:
     names = c.names[:2]
     prefix = {"l": "L", "r": "R", "": ""}[side]
     words = {"l": "left ", "r": "right ", "": ""}[side]
-    article = "an" if (words or c.what)[0] in "aeiou" else "a"
-    return f"{article} {words}{c.what} marker, such as {' or '.join(prefix + n for n in names)}"
+    return f"{words}{c.what} marker, such as {' or '.join(prefix + n for n in names)}"
