@@ -25,9 +25,12 @@ Lawson and Hanson's active-set method (``nnls``: an iteration costs O(6² |P|) o
 free edges ``P`` however many points touch). Each frame starts from the edges
 that were free in the frame before (consecutive frames share their contact
 set). The frames go in order on one thread (numba), which is fast enough and
-compiles in a fraction of a parallel kernel's time. The activations and the
-cone edges are computed beforehand for all frames at once (numpy), so the
-kernel only assembles and solves; the activations only of the points that
+compiles in a fraction of a parallel kernel's time. The activations, each
+point's cone edges and each edge's penalty are computed beforehand for all
+frames at once (numpy), and the forces from the edges' coefficients after it,
+so the kernel only assembles and solves (the less code it holds, the sooner
+numba compiles it: 15 % less of the first run's compile than assembling the
+penalties and forces in the kernel); the activations only of the points that
 come near a surface's top (``might_reach``: the feet, the buttocks, not the
 head), which takes 5-12 % off the estimate's time.
 
@@ -239,19 +242,20 @@ def sliding_factor(velocities: np.ndarray, normals: np.ndarray, speed: float) ->
     return np.exp(-np.nan_to_num(np.sum(tangential ** 2, axis=-1), nan=0.0) / speed ** 2)
 
 
-@njit(cache=True, nogil=True, no_cfunc_wrapper=True)  # called from Python only: no C callback
-def _solve_frames(wrench, arms, activation, face, edges, slant, rows, regularisation, min_activation, toward, gain,
-                  joint_torque, joint_arms, carries, effort, smoothing, follows,
-                  forces, columns, floats, flags, indices):
-    """Point forces (T, K, 3) per unit body weight: each frame's (*) on its active points, in order, each
-    frame starting from the free edges of the one before. ``wrench`` (T, 6) root wrench per body weight,
-    ``arms`` (T, K, 3) points relative to the root origin, ``edges`` (F, 4, 3) each face's cone edges;
-    ``joint_torque`` (T, J, 3) the joints' torques without contact per body weight, ``joint_arms`` (T, J, 3)
-    their centres relative to the root origin, ``carries`` (K, J) whether joint ``j`` carries point ``k``'s
-    force (the point is on a segment distal to it), ``effort`` (T,) the weight of (**), ``smoothing`` the weight
-    ``s`` of the smoothing prior per frame and ``follows`` (T,) whether frame ``t`` follows ``t - 1``; the
-    rest is ``Scratch``, the forces going to its ``forces``."""
-    n_frames, n_points = activation.shape
+@njit(cache=True, nogil=True, no_cfunc_wrapper=True)  # from Python only: no C callback
+def _solve_frames(wrench, solvable, active, edges, arms, rows, penalty_base, joint_torque, joint_arms, carries, effort,
+                  smoothing, follows, coefficients, columns, floats, flags, indices):
+    """Each frame's (*) on its ``active`` (T, K) points, in order, each frame starting from the free edges of
+    the one before; the cone edges' coefficients ``c`` (T, K, 4) per unit body weight go to ``coefficients``.
+    ``solvable`` (T,) the frames with a root wrench and a pose, ``wrench`` (T, 6) the root wrench per body
+    weight times ``rows`` (6,), the rows' weights √w_i; ``edges`` (T, K, 4, 3) each point's cone edges, ``arms``
+    (T, K, 3) the points relative to the root origin, ``penalty_base`` (T, K, 4) each edge's Tikhonov weight
+    λ (1 + γ (|u_k| - s_e·u_k)) / h_k; ``joint_torque`` (T, J, 3) the joints' torques without contact per body
+    weight, ``joint_arms`` (T, J, 3) their centres relative to the root origin, ``carries`` (K, J) whether joint
+    ``j`` carries point ``k``'s force (the point is on a segment distal to it), ``effort`` (T,) the weight √ε_t
+    of (**), ``smoothing`` the weight ``s`` of the smoothing prior per frame and ``follows`` (T,) whether frame
+    ``t`` follows ``t - 1``; the rest is ``Scratch``'s working memory."""
+    n_frames, n_points = active.shape
     n_joints, n_edges = joint_torque.shape[1], 4 * n_points
     # per cone edge: this frame's penalty, solution, linear term (***) and free flag at 4 p + e (p-th active
     # point), the frame before's solution and free flag at 4 k + e (point k)
@@ -259,43 +263,39 @@ def _solve_frames(wrench, arms, activation, face, edges, slant, rows, regularisa
     before, rest = floats[3 * n_edges:4 * n_edges], floats[4 * n_edges:]
     b, nnls_work = rest[:6 + 3 * n_joints], rest[6 + 3 * n_joints:]
     was_free, passive = flags[:n_edges], flags[n_edges:]
-    active, loaded = indices[:n_points], indices[n_points:]
+    chosen, loaded = indices[:n_points], indices[n_points:]
     was_free[:] = False
     before[:] = 0.0
     settled = False  # the frame before was solved: the smoothing prior (***) ties this one to it
     for t in range(n_frames):
-        weight = np.sqrt(effort[t])
-        finite = True
-        for i in range(6):
-            finite = finite and np.isfinite(wrench[t, i])
-            b[i] = rows[i] * wrench[t, i]
-        n = 0
-        for k in range(n_points):
-            finite = finite and np.isfinite(arms[t, k, 0] + arms[t, k, 1] + arms[t, k, 2])
-            if activation[t, k] > min_activation:
-                active[n // 4] = k
-                n += 4
-        if not finite:
+        if not solvable[t]:
             was_free[:] = False
             settled = False
             continue
+        n = 0
+        for k in range(n_points):
+            if active[t, k]:
+                chosen[n] = k
+                n += 1
+        for i in range(6):
+            b[i] = wrench[t, i]
         prior = smoothing if follows[t] and settled else 0.0
         m = 6  # the effort rows (**) of the joints that carry an active point
         for j in range(n_joints if effort[t] > 0 else 0):
             carried = False
-            for p in range(n // 4):
-                carried = carried or carries[active[p], j]
+            for p in range(n):
+                carried = carried or carries[chosen[p], j]
             if carried and np.isfinite(joint_torque[t, j, 0] + joint_torque[t, j, 1] + joint_torque[t, j, 2]):
                 loaded[(m - 6) // 3] = j
                 for i in range(3):
-                    b[m + i] = weight * joint_torque[t, j, i]
+                    b[m + i] = effort[t] * joint_torque[t, j, i]
                 m += 3
-        for p in range(n // 4):  # each edge's root wrench [e; (p - o) × e] (point_force_root_map), weighted
-            k = active[p]
+        for p in range(n):  # each edge's root wrench [e; (p - o) × e] (point_force_root_map), weighted
+            k = chosen[p]
+            rx, ry, rz = arms[t, k, 0], arms[t, k, 1], arms[t, k, 2]
             for e in range(4):
                 a = 4 * p + e
-                ex, ey, ez = edges[face[t, k], e, 0], edges[face[t, k], e, 1], edges[face[t, k], e, 2]
-                rx, ry, rz = arms[t, k, 0], arms[t, k, 1], arms[t, k, 2]
+                ex, ey, ez = edges[t, k, e, 0], edges[t, k, e, 1], edges[t, k, e, 2]
                 columns[0, a], columns[1, a], columns[2, a] = rows[0] * ex, rows[1] * ey, rows[2] * ez
                 columns[3, a] = rows[3] * (ry * ez - rz * ey)
                 columns[4, a] = rows[4] * (rz * ex - rx * ez)
@@ -304,40 +304,34 @@ def _solve_frames(wrench, arms, activation, face, edges, slant, rows, regularisa
                     j = loaded[r]
                     if carries[k, j]:
                         jx, jy, jz = rx - joint_arms[t, j, 0], ry - joint_arms[t, j, 1], rz - joint_arms[t, j, 2]
-                        columns[6 + 3 * r, a] = weight * (jy * ez - jz * ey)
-                        columns[7 + 3 * r, a] = weight * (jz * ex - jx * ez)
-                        columns[8 + 3 * r, a] = weight * (jx * ey - jy * ex)
+                        columns[6 + 3 * r, a] = effort[t] * (jy * ez - jz * ey)
+                        columns[7 + 3 * r, a] = effort[t] * (jz * ex - jx * ez)
+                        columns[8 + 3 * r, a] = effort[t] * (jx * ey - jy * ex)
                     else:
                         columns[6 + 3 * r, a] = columns[7 + 3 * r, a] = columns[8 + 3 * r, a] = 0.0
-                aligned = slant[face[t, k], e, 0] * toward[t, k, 0] + slant[face[t, k], e, 1] * toward[t, k, 1] \
-                    + slant[face[t, k], e, 2] * toward[t, k, 2]
-                reach = np.sqrt(toward[t, k, 0] ** 2 + toward[t, k, 1] ** 2 + toward[t, k, 2] ** 2)
-                penalty[a] = regularisation * (1.0 + gain * (reach - aligned)) / activation[t, k] + prior
+                penalty[a] = penalty_base[t, k, e] + prior
                 linear[a] = prior * before[4 * k + e]
                 passive[a] = was_free[4 * k + e]
-        nnls_tikhonov(columns[:m, :n], penalty[:n], b[:m], passive[:n], c[:n], linear[:n], nnls_work)
+        nnls_tikhonov(columns[:m, :4 * n], penalty[:4 * n], b[:m], passive[:4 * n], c[:4 * n], linear[:4 * n],
+                      nnls_work)
         settled = True
         was_free[:] = False
         before[:] = 0.0
-        for k in range(n_points):
-            forces[t, k, 0], forces[t, k, 1], forces[t, k, 2] = 0.0, 0.0, 0.0
-        for p in range(n // 4):
-            k = active[p]
+        for p in range(n):
+            k = chosen[p]
             for e in range(4):
                 was_free[4 * k + e] = passive[4 * p + e]
-                before[4 * k + e] = c[4 * p + e]
-                for i in range(3):
-                    forces[t, k, i] += c[4 * p + e] * edges[face[t, k], e, i]
+                before[4 * k + e] = coefficients[t, k, e] = c[4 * p + e]
 
 
 class Scratch(NamedTuple):
     """``_solve_frames``' output and working memory, allocated here rather than in the kernel (numba would compile
-    numpy's allocators for it: half a second of the first run's compile): ``forces`` (T, K, 3), NaN until solved;
-    the ``columns`` of (*) (6 + 3J, 4K); the ``floats`` (each edge's penalty, solution, linear term and solution in
-    the frame before, the right-hand side, then ``nnls_tikhonov``'s), the ``flags`` (the edges free in the frame
-    before and now) and the ``indices`` (the active points, the loaded joints)."""
+    numpy's allocators for it: half a second of the first run's compile): the ``coefficients`` (T, K, 4), zero
+    until solved; the ``columns`` of (*) (6 + 3J, 4K); the ``floats`` (each edge's penalty, solution, linear term
+    and solution in the frame before, the right-hand side, then ``nnls_tikhonov``'s), the ``flags`` (the edges
+    free in the frame before and now) and the ``indices`` (the active points, the loaded joints)."""
 
-    forces: np.ndarray
+    coefficients: np.ndarray
     columns: np.ndarray
     floats: np.ndarray
     flags: np.ndarray
@@ -346,7 +340,7 @@ class Scratch(NamedTuple):
     @classmethod
     def allocate(cls, n_frames: int, n_points: int, n_joints: int) -> "Scratch":
         m, n = 6 + 3 * n_joints, 4 * n_points
-        return cls(np.full((n_frames, n_points, 3), np.nan), np.zeros((m, n)),
+        return cls(np.zeros((n_frames, n_points, 4)), np.zeros((m, n)),
                    np.empty(4 * n + m + nnls_work_size(m, n)), np.empty(2 * n, dtype=np.bool_),
                    np.empty(n_points + n_joints, dtype=np.int64))
 
@@ -381,30 +375,36 @@ def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.n
         activation = activation * sliding_factor(np.asarray(velocities)[:, reach], arrays.normals[near_face],
                                                  options.sliding_speed)
     rows = np.sqrt(np.array([1.0, 1.0, 1.0, torque_weight, torque_weight, torque_weight], dtype=float))
+    edges = cone_edges(arrays.normals, options.friction)
     toward = np.zeros_like(near)
     if centre_of_mass is not None and options.toward_centre_of_mass > 0:
         toward = np.asarray(centre_of_mass)[:, None] - near
         toward = np.nan_to_num(toward / np.linalg.norm(toward, axis=-1, keepdims=True))
         normal = arrays.normals[near_face]  # the part of that direction along the surface
         toward = toward - np.einsum("tki,tki->tk", toward, normal)[..., None] * normal
-    edges = cone_edges(arrays.normals, options.friction)
     slant = edges - np.einsum("fei,fi->fe", edges, arrays.normals)[..., None] * arrays.normals[:, None]
     slant /= np.linalg.norm(slant, axis=-1, keepdims=True)
+    aligned = np.einsum("tkei,tki->tke", slant[near_face], toward)
+    with np.errstate(divide="ignore"):  # inactive points (h_k = 0) are never loaded
+        penalty_base = options.regularisation * (1.0 + options.toward_centre_of_mass * (
+            np.linalg.norm(toward, axis=-1)[..., None] - aligned)) / np.nan_to_num(activation)[..., None]
     step = np.diff(times) if times is not None and len(times) > 1 else np.zeros(0)
     rate = 1.0 / step.min() if len(step) and step.min() > 0 else 0.0
     follows = np.r_[False, step < 1.5 / rate] if rate > 0 else np.zeros(len(points), dtype=np.bool_)
-    forces = np.zeros_like(points)
+    arms = np.ascontiguousarray(near - root_origin[:, None])
+    solvable = np.isfinite(residual).all(axis=1) & np.isfinite(arms).all(axis=(1, 2))
+    point_edges = np.ascontiguousarray(edges[near_face])
     scratch = Scratch.allocate(len(points), len(reach), joints.torque.shape[1])
     _solve_frames(
-        np.ascontiguousarray(residual, dtype=float) / weight, np.ascontiguousarray(near - root_origin[:, None]),
-        np.nan_to_num(activation), near_face, edges, slant, rows, float(options.regularisation),
-        float(options.min_activation), toward, float(options.toward_centre_of_mass),
+        np.ascontiguousarray(residual, dtype=float) / weight * rows, solvable,
+        np.nan_to_num(activation) > options.min_activation, point_edges, arms, rows, penalty_base,
         np.ascontiguousarray(joints.torque, dtype=float) / weight,
         np.ascontiguousarray(joints.centre - root_origin[:, None]),
         np.ascontiguousarray(joints.carries[reach], dtype=np.bool_),
-        options.effort + (options.seated_effort - options.effort) * seated(
-            activation, None if padding is None else np.asarray(padding)[reach]),
+        np.sqrt(options.effort + (options.seated_effort - options.effort) * seated(
+            activation, None if padding is None else np.asarray(padding)[reach])),
         float(options.smoothing * rate), follows, *scratch)
-    forces[:, reach] = weight * scratch.forces
+    forces = np.zeros_like(points)
+    forces[:, reach] = weight * np.einsum("tke,tkei->tki", scratch.coefficients, point_edges)
     forces[~posed] = np.nan
     return np.stack([np.where((surface == s)[..., None], forces, 0.0) for s in range(len(arrays.first_face) - 1)])
