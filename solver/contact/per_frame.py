@@ -25,12 +25,12 @@ Lawson and Hanson's active-set method (``nnls``: an iteration costs O(6² |P|) o
 free edges ``P`` however many points touch). Each frame starts from the edges
 that were free in the frame before (consecutive frames share their contact
 set). The frames go in order on one thread (numba), which is fast enough and
-compiles in a fraction of a parallel kernel's time. The activations, each
-point's cone edges and each edge's penalty are computed beforehand for all
-frames at once (numpy), and the forces from the edges' coefficients after it,
-so the kernel only assembles and solves (the less code it holds, the sooner
-numba compiles it: 15 % less of the first run's compile than assembling the
-penalties and forces in the kernel); the activations only of the points that
+compiles in a fraction of a parallel kernel's time. The activations, the cone
+edges and the edges' penalties are computed beforehand for all frames at once
+(numpy), and the forces from the edges' coefficients after it, so the kernel
+only assembles and solves (the less code it holds, the sooner numba compiles
+it: 15 % less of the first run's compile than assembling the penalties and
+forces in the kernel); the activations only of the points that
 come near a surface's top (``might_reach``: the feet, the buttocks, not the
 head), which takes 5-12 % off the estimate's time.
 
@@ -243,18 +243,19 @@ def sliding_factor(velocities: np.ndarray, normals: np.ndarray, speed: float) ->
 
 
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)  # from Python only: no C callback
-def _solve_frames(wrench, solvable, active, edges, arms, rows, penalty_base, joint_torque, joint_arms, carries, effort,
-                  smoothing, follows, coefficients, columns, floats, flags, indices):
+def _solve_frames(wrench, solvable, active, face, edges, arms, rows, penalty_base, joint_torque, joint_arms, carries,
+                  effort, smoothing, follows, coefficients, columns, floats, flags, indices):
     """Each frame's (*) on its ``active`` (T, K) points, in order, each frame starting from the free edges of
     the one before; the cone edges' coefficients ``c`` (T, K, 4) per unit body weight go to ``coefficients``.
     ``solvable`` (T,) the frames with a root wrench and a pose, ``wrench`` (T, 6) the root wrench per body
-    weight times ``rows`` (6,), the rows' weights √w_i; ``edges`` (T, K, 4, 3) each point's cone edges, ``arms``
-    (T, K, 3) the points relative to the root origin, ``penalty_base`` (T, K, 4) each edge's Tikhonov weight
-    λ (1 + γ (|u_k| - s_e·u_k)) / h_k; ``joint_torque`` (T, J, 3) the joints' torques without contact per body
-    weight, ``joint_arms`` (T, J, 3) their centres relative to the root origin, ``carries`` (K, J) whether joint
-    ``j`` carries point ``k``'s force (the point is on a segment distal to it), ``effort`` (T,) the weight √ε_t
-    of (**), ``smoothing`` the weight ``s`` of the smoothing prior per frame and ``follows`` (T,) whether frame
-    ``t`` follows ``t - 1``; the rest is ``Scratch``'s working memory."""
+    weight times ``rows`` (6,), the rows' weights √w_i; ``edges`` (F, 4, 3) each face's cone edges, ``face``
+    (T, K) the face pushing each point, ``arms`` (T, K, 3) the points relative to the root origin,
+    ``penalty_base`` (T, K, 4) each edge's Tikhonov weight λ (1 + γ (|u_k| - s_e·u_k)) / h_k; ``joint_torque``
+    (T, J, 3) the joints' torques without contact per body weight, ``joint_arms`` (T, J, 3) their centres
+    relative to the root origin, ``carries`` (K, J) whether joint ``j`` carries point ``k``'s force (the point
+    is on a segment distal to it), ``effort`` (T,) the weight √ε_t of (**), ``smoothing`` the weight ``s`` of
+    the smoothing prior per frame and ``follows`` (T,) whether frame ``t`` follows ``t - 1``; the rest is
+    ``Scratch``'s working memory."""
     n_frames, n_points = active.shape
     n_joints, n_edges = joint_torque.shape[1], 4 * n_points
     # per cone edge: this frame's penalty, solution, linear term (***) and free flag at 4 p + e (p-th active
@@ -292,10 +293,10 @@ def _solve_frames(wrench, solvable, active, edges, arms, rows, penalty_base, joi
                 m += 3
         for p in range(n):  # each edge's root wrench [e; (p - o) × e] (point_force_root_map), weighted
             k = chosen[p]
-            rx, ry, rz = arms[t, k, 0], arms[t, k, 1], arms[t, k, 2]
+            rx, ry, rz, f = arms[t, k, 0], arms[t, k, 1], arms[t, k, 2], face[t, k]
             for e in range(4):
                 a = 4 * p + e
-                ex, ey, ez = edges[t, k, e, 0], edges[t, k, e, 1], edges[t, k, e, 2]
+                ex, ey, ez = edges[f, e, 0], edges[f, e, 1], edges[f, e, 2]
                 columns[0, a], columns[1, a], columns[2, a] = rows[0] * ex, rows[1] * ey, rows[2] * ez
                 columns[3, a] = rows[3] * (ry * ez - rz * ey)
                 columns[4, a] = rows[4] * (rz * ex - rx * ez)
@@ -393,11 +394,10 @@ def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.n
     follows = np.r_[False, step < 1.5 / rate] if rate > 0 else np.zeros(len(points), dtype=np.bool_)
     arms = np.ascontiguousarray(near - root_origin[:, None])
     solvable = np.isfinite(residual).all(axis=1) & np.isfinite(arms).all(axis=(1, 2))
-    point_edges = np.ascontiguousarray(edges[near_face])
     scratch = Scratch.allocate(len(points), len(reach), joints.torque.shape[1])
     _solve_frames(
         np.ascontiguousarray(residual, dtype=float) / weight * rows, solvable,
-        np.nan_to_num(activation) > options.min_activation, point_edges, arms, rows, penalty_base,
+        np.nan_to_num(activation) > options.min_activation, near_face, edges, arms, rows, penalty_base,
         np.ascontiguousarray(joints.torque, dtype=float) / weight,
         np.ascontiguousarray(joints.centre - root_origin[:, None]),
         np.ascontiguousarray(joints.carries[reach], dtype=np.bool_),
@@ -405,6 +405,6 @@ def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.n
             activation, None if padding is None else np.asarray(padding)[reach])),
         float(options.smoothing * rate), follows, *scratch)
     forces = np.zeros_like(points)
-    forces[:, reach] = weight * np.einsum("tke,tkei->tki", scratch.coefficients, point_edges)
+    forces[:, reach] = weight * sum(scratch.coefficients[..., e, None] * edges[near_face, e] for e in range(4))
     forces[~posed] = np.nan
     return np.stack([np.where((surface == s)[..., None], forces, 0.0) for s in range(len(arrays.first_face) - 1)])
