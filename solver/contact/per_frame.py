@@ -29,8 +29,8 @@ compiles in a fraction of a parallel kernel's time. The activations, the cone
 edges and the edges' penalties are computed beforehand for all frames at once
 (numpy), and the forces from the edges' coefficients after it, so the kernel
 only assembles and solves (the less code it holds, the sooner numba compiles
-it: 15 % less of the first run's compile than assembling the penalties and
-forces in the kernel); the activations only of the points that
+it: the first run's compile 10-25 % shorter than with the penalties and forces
+assembled in the kernel); the activations only of the points that
 come near a surface's top (``might_reach``: the feet, the buttocks, not the
 head), which takes 5-12 % off the estimate's time.
 
