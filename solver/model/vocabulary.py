@@ -165,8 +165,9 @@ def interpret(labels, descriptions: dict | None = None) -> tuple[dict, dict]:
     descriptions = {k.split(":")[-1].strip().upper(): v for k, v in (descriptions or {}).items()}
     meanings, ignored = {}, {}
     study = {label: AUGMENTED in tokens(label) for label in labels}
+    augmented = any(study.values())
     for label in labels:
-        if any(study.values()) and not study[label]:
+        if augmented and not study[label]:
             ignored[label] = KEYPOINT
             continue
         found = meaning(label)
