@@ -386,7 +386,7 @@ def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.n
     slant = edges - np.einsum("fei,fi->fe", edges, arrays.normals)[..., None] * arrays.normals[:, None]
     slant /= np.linalg.norm(slant, axis=-1, keepdims=True)
     aligned = np.einsum("tkei,tki->tke", slant[near_face], toward)
-    with np.errstate(divide="ignore"):  # inactive points (h_k = 0) are never loaded
+    with np.errstate(divide="ignore", over="ignore"):  # inactive points (h_k = 0 or denormal) are never loaded
         penalty_base = options.regularisation * (1.0 + options.toward_centre_of_mass * (
             np.linalg.norm(toward, axis=-1)[..., None] - aligned)) / np.nan_to_num(activation)[..., None]
     step = np.diff(times) if times is not None and len(times) > 1 else np.zeros(0)
@@ -397,7 +397,8 @@ def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.n
     scratch = Scratch.allocate(len(points), len(reach), joints.torque.shape[1])
     _solve_frames(
         np.ascontiguousarray(residual, dtype=float) / weight * rows, solvable,
-        np.nan_to_num(activation) > options.min_activation, near_face, edges, arms, rows, penalty_base,
+        np.nan_to_num(activation) > options.min_activation, np.ascontiguousarray(near_face), edges, arms, rows,
+        penalty_base,
         np.ascontiguousarray(joints.torque, dtype=float) / weight,
         np.ascontiguousarray(joints.centre - root_origin[:, None]),
         np.ascontiguousarray(joints.carries[reach], dtype=np.bool_),
