@@ -111,21 +111,16 @@ def plot_grf(contact, comparison, path: str | Path, *, title: str = "") -> Path:
     """Ground reaction forces over time: estimated from the motion (``Contact``, green) and, given a
     ``PlateComparison``, measured by the force plates (orange). One column per foot and one for the total;
     vertical on top, horizontal below (anteroposterior solid, mediolateral dashed), in N with % body weight
-    on the right. A foot's measured force is that of the plates whose contacts were matched to it
-    (``comparison.events``; a plate matched to both feet counts in the total only); frames the comparison
-    leaves out (a loaded foot off the plates) are shaded."""
+    on the right. A foot's measured force is that of the plates' stances matched to it
+    (``comparison.measured_feet``, as in the per-foot figures); frames the comparison leaves out (a loaded foot
+    off the plates) are shaded."""
     times = contact.times
     weight = contact.model.total_mass * float(np.linalg.norm(contact.dynamics.gravity))
     forward = comparison.forward if comparison is not None else _forward(contact)
     left = np.cross([0.0, 0.0, 1.0], forward)
     columns = []
     for f, foot in enumerate(contact.feet):
-        measured = None
-        if comparison is not None:
-            plates = {e.plate for e in comparison.events if e.foot == f} - \
-                     {e.plate for e in comparison.events if e.foot != f}
-            measured = comparison.measured_plates[:, sorted(plates)].sum(axis=1)
-        columns.append((foot, contact.foot_force[:, f], measured))
+        columns.append((foot, contact.foot_force[:, f], None if comparison is None else comparison.measured_feet[:, f]))
     columns.append(("total", contact.total_force, None if comparison is None else comparison.measured))
     figure = new_figure(3.4 * len(columns) + 1.6, 6.2, left=0.85, right=0.75, top=0.85, wspace=0.06)
     axes = subplots(figure, 2, len(columns), sharex=True, sharey="row")

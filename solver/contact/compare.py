@@ -15,10 +15,11 @@ The plates are only compared with, never used by the estimate. Matching:
   ``threshold``; it belongs to the foot whose contact points are, on
   average over the stance, horizontally nearest the plate's centre of
   pressure; a *foot stance* is a run with the estimated vertical force of
-  that foot on the plates' surfaces above ``threshold``. A plate stance and a
-  foot stance of the same foot that overlap are one contact: its onset and
-  offset timing errors are estimated minus measured, in seconds (none where
-  a run touches the first or last frame: it was cut off);
+  that foot on the plates' surfaces above ``threshold``. Plate stances and
+  foot stances of the same foot that overlap, directly or through one
+  another, are one contact: its onset and offset timing errors are estimated
+  minus measured, first onset and last offset, in seconds (none where a run
+  touches the first or last frame: it was cut off);
 - a plate only sees the feet on it, so the forces are compared on *covered*
   frames only: every foot stance overlaps a plate stance of its foot (no
   loaded foot off the plates), every plate has data and the frame a pose.
@@ -70,8 +71,8 @@ TIME_TOLERANCE = 0.01
 
 @dataclass(frozen=True)
 class ContactEvent:
-    """One contact seen by plate ``plate`` and estimated on foot ``foot`` (index into ``Contact.feet``):
-    onset and offset times [s] measured and estimated, NaN where cut off by the trial's ends."""
+    """One contact seen by plate ``plate`` (the first, if several) and estimated on foot ``foot`` (index into
+    ``Contact.feet``): onset and offset times [s] measured and estimated, NaN where cut off by the trial's ends."""
 
     plate: int
     foot: int
@@ -279,9 +280,7 @@ def compare_with_plates(contact: Contact, trial: Trial, *, threshold: float | No
     measured_feet = np.zeros((n_frames, len(feet), 3))
     cop_moment = np.zeros((n_frames, len(feet), 3))
     covered_stance = [np.zeros(len(s), bool) for s in foot_stances]
-    events = []
-    dt = 1.0 / trial.rate
-    times = contact.times
+    measured_stances = [[] for _ in feet]  # (start, end, plate) of the plate stances each foot was given
     for p, stances in enumerate(plate_stances):
         for start, end in stances:
             cop = measured_plate_cop[start:end, p, :2]
@@ -298,14 +297,10 @@ def compare_with_plates(contact: Contact, trial: Trial, *, threshold: float | No
                 max([end] + [foot_stances[f][k][1] for k in overlapping])
             estimated_plates[lo:hi, p] = foot_on_plates[lo:hi, f]
             covered_stance[f][overlapping] = True
-            if overlapping:
-                s_est, e_est = foot_stances[f][overlapping[0]][0], foot_stances[f][overlapping[-1]][1]
-                events.append(ContactEvent(
-                    plate=p, foot=f,
-                    measured_onset=times[start] if start > 0 else np.nan,
-                    estimated_onset=times[s_est] if s_est > 0 else np.nan,
-                    measured_offset=times[end - 1] + dt if end < n_frames else np.nan,
-                    estimated_offset=times[e_est - 1] + dt if e_est < n_frames else np.nan))
+            measured_stances[f].append((start, end, p))
+    times = contact.times
+    events = [event for f in range(len(feet))
+              for event in _contact_events(measured_stances[f], foot_stances[f], f, times, 1.0 / trial.rate)]
     estimated = contact.surface_force[:, seen].sum(1) if seen else np.zeros((n_frames, 3))
     covered = np.isfinite(measured_plates).all((1, 2)) & np.isfinite(estimated).all(1)  # no pose: no estimate
     for f, stances in enumerate(foot_stances):
@@ -330,6 +325,38 @@ def compare_with_plates(contact: Contact, trial: Trial, *, threshold: float | No
         body_weight=body_weight, threshold=threshold, forward=forward,
         off_plates=np.delete(contact.surface_force, seen, axis=1)[..., 2].sum(1),
         warnings=_under_both_feet(trial, measured_plates, foot_on_plates, body_weight))
+
+
+def _contact_events(measured: list[tuple[int, int, int]], estimated: list[tuple[int, int]], foot: int,
+                   times: np.ndarray, dt: float) -> list[ContactEvent]:
+    """The contacts of one foot: its plate stances ``measured`` (start, end, plate) and its foot stances
+    ``estimated`` (start, end), frame runs, that overlap directly or through one another are one contact, from
+    the first onset to the last offset of each kind (a seated foot's plate load that dips under the threshold
+    for a moment while the estimate's does not is one contact, not a second one with the estimate's onset
+    seconds early). A contact needs both kinds; an onset or offset at the trial's ends is NaN (cut off)."""
+    groups, end = [], -1
+    for start, stop, plate in sorted([*measured, *((s, e, -1) for s, e in estimated)]):
+        if start >= end:
+            groups.append([])
+        groups[-1].append((start, stop, plate))
+        end = max(end, stop)
+
+    def first_onset(group):
+        start = min(s for s, _, _ in group)
+        return times[start] if start > 0 else np.nan
+
+    def last_offset(group):
+        stop = max(e for _, e, _ in group)
+        return times[stop - 1] + dt if stop < len(times) else np.nan
+
+    events = []
+    for group in groups:
+        plates, feet = [r for r in group if r[2] >= 0], [r for r in group if r[2] < 0]
+        if plates and feet:
+            events.append(ContactEvent(plate=plates[0][2], foot=foot, measured_onset=first_onset(plates),
+                                       estimated_onset=first_onset(feet), measured_offset=last_offset(plates),
+                                       estimated_offset=last_offset(feet)))
+    return events
 
 
 def _under_both_feet(trial: Trial, force: np.ndarray, on_plates: np.ndarray, body_weight: float) -> tuple[str, ...]:

@@ -55,6 +55,21 @@ def test_estimate_agrees_with_true_plates(scene):
     assert summary["contacts"] == 2 and summary["frames_compared"] == len(contact.times)
 
 
+def test_a_plate_load_that_dips_under_the_threshold_for_a_moment_is_one_contact(scene):
+    """The left plate's load cut for five frames mid-stance (a seated foot's load flickering about the
+    threshold) while the estimate's stays: still one contact per foot, timed by its first onset and last offset,
+    not a second one timed by the estimate's onset, 0.38 s before its own."""
+    _, contact, trial = scene
+    force = trial.plate_samples.force.copy()
+    loaded = np.flatnonzero(force[:, 0, 2] > 0.05 * contact.body_weight)
+    middle = loaded[len(loaded) // 2]
+    force[middle:middle + 5, 0] = 0.0
+    dipped = replace(trial, plate_samples=replace(trial.plate_samples, force=force))
+    comparison = compare_with_plates(contact, dipped)
+    assert len(comparison.events) == 2
+    assert np.all(np.abs(comparison.onset_errors) <= 2 / RATE)
+
+
 def test_a_foot_off_the_plates_is_not_compared(scene):
     _, contact, trial = scene
     only_left = replace(trial, plates=trial.plates[:1], plate_samples=PlateSamples(
