@@ -35,7 +35,7 @@ from .io.atomic import staged_outputs, writable_folder, write_text, written_path
 from .io.conventions import UNIT_OVERRIDES, UP_AXES
 from .kinematics.gap_fill import CHOICES as GAP_FILL_METHODS
 from .model import TEMPLATES
-from .model.inertia import TORSO_CENTRE_SOURCES
+from .model.inertia import SEGMENT_MASS_SOURCES, TORSO_CENTRE_SOURCES
 from .model.level_head import HEADS
 from .pipeline import DISCOVER, STAGES, PipelineOptions, options_from_dict, options_from_toml, run
 from .report import summary
@@ -99,6 +99,9 @@ PIPELINE_FLAGS = {
                                             "centre of mass lies: Dumas et al. 2007's, behind its lumbar-to-neck "
                                             "axis, or the inertia table's (default: "
                                             f"{_DEFAULT.torso_centre})"}, False),
+        ("--segment-masses", "segment_masses", {"choices": list(SEGMENT_MASS_SOURCES), "help": "the segments' "
+                                                "shares of the body mass: Dumas et al. 2007's or the inertia "
+                                                f"table's (default: {_DEFAULT.segment_masses})"}, False),
         ("--head", "head", {"choices": list(HEADS), "help": "segments without markers held by rules (level: a head "
                             "upright, facing where the torso faces; a lower-body set's head, arms and trunk "
                             "following the pelvis's slow motion) or welded to their parents as the papers' rigid "

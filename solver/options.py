@@ -17,7 +17,7 @@ from .errors import InputError, option
 from .io import ImportOptions
 from .io.documents import parse_document
 from .kinematics.gap_fill import GapFillOptions
-from .model.inertia import SHOE_MASS, SHOE_MASS_FIX, TORSO_CENTRE_SOURCES
+from .model.inertia import SEGMENT_MASS_SOURCES, SHOE_MASS, SHOE_MASS_FIX, TORSO_CENTRE_SOURCES
 from .model.level_head import HEADS
 from .plausibility import check_mass_range
 from .zerog import ZeroGravityOptions
@@ -33,7 +33,7 @@ NESTED = {"import": ("import_options", ImportOptions), "gap_fill": ("gap_fill", 
 #: step); None: no step reads it.
 READ_BY = {"import_options": "import", "grf": "import", "template": "calibrate", "mass": "calibrate",
            "static": "calibrate", "markerset": "calibrate", "sex": "calibrate", "head": "calibrate",
-           "shoe_mass": "calibrate", "torso_centre": "calibrate",
+           "shoe_mass": "calibrate", "torso_centre": "calibrate", "segment_masses": "calibrate",
            "opensim_model": "calibrate",
            "gap_fill": "gap_fill",
            "method": "reconstruct", "otm_mode": "reconstruct", "tolerance": "reconstruct", "cutoff": "dynamics",
@@ -54,7 +54,8 @@ class PipelineOptions:
     flags), ``static`` (a static trial of the same subject; its GRF found the
     same way), ``markerset`` (a TOML mapping for unknown marker sets), ``sex``
     (de Leva table), ``shoe_mass`` (kg per foot, part of ``mass``; 0: barefoot; ``model.inertia``),
-    ``torso_centre`` (the torso's CM: "dumas", Dumas et al. 2007's, or "table", de Leva's; ``model.inertia``), ``head``
+    ``torso_centre`` (the torso's CM: "dumas", Dumas et al. 2007's, or "table", de Leva's; ``model.inertia``),
+    ``segment_masses`` (the segments' shares of the body mass: "dumas" or "table", likewise), ``head``
     (segments without markers held by their rules, "level", or "welded" to their
     parents: ``model.held``); with ``markerset=None`` and labels that match no known set, or ``markerset="discover"``,
     the segments are found from the motion (``model.discovery``). ``gap_fill``: how marker gaps are filled
@@ -87,6 +88,7 @@ class PipelineOptions:
     sex: str = "male"
     shoe_mass: float = SHOE_MASS
     torso_centre: str = "dumas"
+    segment_masses: str = "dumas"
     head: str = "level"
     gap_fill: GapFillOptions = GapFillOptions()
     method: str = "otm"
@@ -108,6 +110,9 @@ class PipelineOptions:
         if self.torso_centre not in TORSO_CENTRE_SOURCES:
             raise InputError(f"Unknown torso centre {option('torso_centre', self.torso_centre)}",
                              f"use {' or '.join(TORSO_CENTRE_SOURCES)}")
+        if self.segment_masses not in SEGMENT_MASS_SOURCES:
+            raise InputError(f"Unknown segment masses {option('segment_masses', self.segment_masses)}",
+                             f"use {' or '.join(SEGMENT_MASS_SOURCES)}")
         if self.head not in HEADS:
             raise InputError(f"Unknown head option {option('head', self.head)}", f"use {' or '.join(HEADS)}")
         if self.method not in ("otm", "lee"):

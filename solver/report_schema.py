@@ -53,6 +53,7 @@ class ModelSummary(TypedDict):
     inertia_table: str
     shoes_kg: dict[str, float]  # segment -> the mass of the shoe it wears, part of mass_kg
     torso_centre: str  # where the torso's CM comes from: "dumas" (Dumas et al. 2007) or "table" (model.inertia)
+    segment_masses: str  # how the body mass is shared out: "dumas" (Dumas et al. 2007) or "table" (model.inertia)
     markerset: str
     static: str | None
     segment_lengths_m: dict[str, float]

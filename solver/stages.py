@@ -109,7 +109,8 @@ def _calibrated(trial: Trial, static: Trial | None, options: PipelineOptions, pr
     def build(markerset, calibration_trial, static_trial):
         return calibrate(calibration_trial, options.template, mass=options.mass, static=static_trial,
                          markerset=markerset, sex=options.sex, head=options.head,
-                         shoe_mass=options.shoe_mass, torso_centre=options.torso_centre)
+                         shoe_mass=options.shoe_mass, torso_centre=options.torso_centre,
+                         segment_masses=options.segment_masses)
 
     if options.markerset == DISCOVER:
         markerset, calibration_trial, static, found = _discovered(trial, static, progress)

@@ -208,6 +208,7 @@ class BodyModel:
             "inertia_table": f"{cal.table} ({cal.sex})",
             "shoes_kg": dict(self.metadata.get("shoes", {})),
             "torso_centre": self.metadata.get("torso_centre", "table"),
+            "segment_masses": self.metadata.get("segment_masses", "table"),
             "markerset": cal.markerset,
             "static": cal.static,
             "segment_lengths_m": cal.lengths,

@@ -309,13 +309,14 @@ def _geometry(sources: list, attached: dict, sex: str) -> tuple[dict, list]:
 
 def build_model(template: Template, geo: dict, joints: dict, mass: float, mass_source: str, sex: str,
                 table: str, contact: ContactConfig | None = None, metadata: dict | None = None,
-                shoe_mass: float = 0.0, torso_centre: str = "table") -> BodyModel:
+                shoe_mass: float = 0.0, torso_centre: str = "table", segment_masses: str = "table") -> BodyModel:
     """Assemble model segments from anatomical geometry: merge members, add inertia, foot landmarks and
     contact points. ``geo`` as returned by calibration (per anatomical segment: joint_offset, tip,
     landmarks, markers, all in the segment frame); ``joints`` per anatomical segment (type, axes);
     ``shoe_mass`` [kg] of ``mass`` on each foot, distributed like it (``inertia``, Shoes); ``torso_centre``
-    "dumas" moves the torso's CM to Dumas et al.'s (``inertia``, The torso's centre of mass)."""
-    rows = table_rows(table, sex)
+    "dumas" moves the torso's CM to Dumas et al.'s (``inertia``, The torso's centre of mass); ``segment_masses``
+    "dumas" shares the mass out as Dumas et al. do (``inertia``, The segments' masses)."""
+    rows = table_rows(table, sex, segment_masses)
     neutral, points = {}, {}
     for a in ANATOMY:
         neutral[a.name] = geo[a.name]["joint_offset"] + (neutral[a.parent] if a.parent else 0.0)
@@ -363,7 +364,8 @@ def build_model(template: Template, geo: dict, joints: dict, mass: float, mass_s
                                 "toe": [float(v) for v in toe], "sole": float(min(z) - SOLE_BELOW_MARKERS)}
     model = BodyModel(tuple(segments), mass_source=mass_source,
                       metadata={**(metadata or {}), "template": template.name, "table": table, "sex": sex,
-                                "feet": feet, "shoes": shoes, "torso_centre": torso_centre})
+                                "feet": feet, "shoes": shoes, "torso_centre": torso_centre,
+                                "segment_masses": segment_masses})
     return with_contact_points(model, contact or ContactConfig())
 
 
@@ -383,21 +385,23 @@ def _compare_lengths(static_lengths: dict, moving_lengths: dict, tolerance: floa
 def calibrate(trial: Trial, template: str = "full15", mass: float | None = None, static: Trial | None = None,
               markerset=None, sex: str = "male", table: str = "de_leva", contact: ContactConfig | None = None,
               length_tolerance: float = LENGTH_TOLERANCE, head: str = "level",
-              shoe_mass: float = SHOE_MASS, torso_centre: str = "dumas") -> BodyModel:
+              shoe_mass: float = SHOE_MASS, torso_centre: str = "dumas", segment_masses: str = "dumas") -> BodyModel:
     """Build the subject's ``BodyModel`` for ``trial`` (the module docstring lists the steps).
 
     ``markerset``: None (recognize), a built-in name (cmu41, vicon53, opencap), a TOML path or a
     ``MarkerSet``. ``static``: a static trial of the same subject and marker set, for the geometry.
     ``sex`` and ``table`` ("de_leva" or "lee") choose the inertia table; ``shoe_mass`` [kg] the mass of each
     shoe, part of the body mass (0: barefoot); ``torso_centre`` where the torso's CM lies ("dumas": Dumas et al.
-    2007, behind its lumbar-to-neck axis; "table": the table's; ``inertia``); ``contact`` the contact points.
+    2007, behind its lumbar-to-neck axis; "table": the table's; ``inertia``) and ``segment_masses`` how the body
+    mass is shared out ("dumas": Dumas et al. 2007; "table": the table's; ``inertia``); ``contact`` the contact
+    points.
     ``head``: segments without markers are held by their rules ("level", ``model.held``: a head held level, a
     lower-body set's head, arms and trunk following the pelvis's slow motion) or welded to their parents at
     their calibrated postures ("welded", the papers' rigid upper body). The report is
     ``model.metadata["calibration"]`` (a ``Calibration``).
     """
     tmpl = get_template(template)
-    table_rows(table, sex)
+    table_rows(table, sex, segment_masses)
     if torso_centre not in TORSO_CENTRE_SOURCES:
         raise ModelError(f"Unknown torso centre {option('torso_centre', torso_centre)}",
                          f"use {' or '.join(TORSO_CENTRE_SOURCES)}")
@@ -426,7 +430,7 @@ def calibrate(trial: Trial, template: str = "full15", mass: float | None = None,
     if static is not None:
         _compare_lengths(lengths, movement_lengths, length_tolerance)
     model = build_model(tmpl, geo, joints, body_mass, mass_source, sex, table, contact, {"markerset": mset.name},
-                        shoe_mass, torso_centre)
+                        shoe_mass, torso_centre, segment_masses)
     if head == "level":
         model = with_held_segments(model)
     held = {model.segments[k].name: model.segments[k].held for k in held_segments(model)}

@@ -63,6 +63,21 @@ subject 4's static trial the body's CM stands 1.37 cm ahead of the plates'
 centre of pressure with the table's torso, 0.44 cm from it with Dumas's
 (README). ``torso_centre="table"`` keeps the table's.
 
+The segments' masses (beyond both tables; ``DUMAS_MASSES``, ``table_rows``):
+by default every segment's share of the body mass is Dumas, Chèze &
+Verriest's (2007, Table 2), the table's rows keeping their CM positions and
+radii of gyration. Their pelvis (lumbar joint centre to the hip joints) is
+14.2 % of the body mass against de Leva's lower trunk 11.2 %, their torso
+33.3 % against 32.3 %, their thigh 12.3 % against 14.2 % (male). Checked
+against the trials' force plates (README): the moment the model's motion
+leaves unbalanced about the plates' centre of pressure with the measured
+plates falls on all six trials with plates and OpenSim references (RMS
+walking1 0.19 -> 0.17, walking4 0.22 -> 0.20, DJ3 0.83 -> 0.76, STS1 0.41
+-> 0.37, video DJ4 1.29 -> 1.26, video walk 0.36 -> 0.36 N·m/kg), and the
+joint moments from the motion alone follow OpenSim's with the plates at
+least as well on each (sit-to-stand 0.891 -> 0.914). ``segment_masses=
+"table"`` keeps the table's.
+
 Axes: the longitudinal axis runs between the endpoints; the transverse axis
 is the segment's Y (medio-lateral) made orthogonal to it; the sagittal axis
 completes the triad (X for limbs, Z for the foot). Both tables give principal
@@ -71,11 +86,11 @@ moments, so a segment's tensor is ``m L² E diag(r_sag², r_trv², r_lon²) Eᵀ
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..errors import ModelError
+from ..errors import ModelError, option
 
 
 @dataclass(frozen=True)
@@ -144,6 +159,16 @@ ENDPOINTS = {"VERT": "vertex", "CERV": "neck", "SUPR": "neck", "MIDH": "mid_hip"
 TORSO_CENTRES = {"female": (-1.6, 43.6), "male": (-3.6, 42.0)}
 #: Where the torso's CM comes from: Dumas et al.'s torso (the default), or the inertia table's trunk rows.
 TORSO_CENTRE_SOURCES = ("dumas", "table")
+#: Dumas, Chèze & Verriest (2007) Table 2: segment masses [% of body mass] on the tables' rows: their torso and
+#: pelvis together are the trunk, their pelvis the lower trunk (the torso is the trunk less the lower trunk).
+DUMAS_MASSES = {
+    "female": {"head": 6.7, "trunk": 30.4 + 14.6, "lower_trunk": 14.6, "upper_arm": 2.2, "forearm": 1.3,
+               "hand": 0.5, "thigh": 14.6, "shank": 4.5, "foot": 1.0},
+    "male": {"head": 6.7, "trunk": 33.3 + 14.2, "lower_trunk": 14.2, "upper_arm": 2.4, "forearm": 1.7,
+             "hand": 0.6, "thigh": 12.3, "shank": 4.8, "foot": 1.2},
+}
+#: Where the segments' masses come from: Dumas et al.'s (the default), or the inertia table's.
+SEGMENT_MASS_SOURCES = ("dumas", "table")
 
 
 def dumas_torso_centre(lumbar: np.ndarray, neck: np.ndarray, sex: str) -> np.ndarray:
@@ -158,13 +183,20 @@ def dumas_torso_centre(lumbar: np.ndarray, neck: np.ndarray, sex: str) -> np.nda
     return neck + below / 100.0 * (lumbar - neck) + ahead / 100.0 * length * forward
 
 
-def table_rows(table: str, sex: str) -> dict[str, Row]:
-    """The rows of ``table`` ("de_leva" or "lee") for ``sex`` ("male" or "female")."""
+def table_rows(table: str, sex: str, masses: str = "table") -> dict[str, Row]:
+    """The rows of ``table`` ("de_leva" or "lee") for ``sex`` ("male" or "female"), with the segments' masses
+    of ``masses`` ("table": the table's; "dumas": ``DUMAS_MASSES``)."""
     if table not in TABLES:
         raise ModelError(f"Unknown inertia table {table!r}", f"use one of {', '.join(TABLES)}")
     if sex not in ("male", "female"):
         raise ModelError(f"Unknown sex {sex!r} for the inertia tables", "use 'male' or 'female'")
-    return TABLES[table][sex]
+    if masses not in SEGMENT_MASS_SOURCES:
+        raise ModelError(f"Unknown segment masses {option('segment_masses', masses)}",
+                         f"use {' or '.join(SEGMENT_MASS_SOURCES)}")
+    rows = TABLES[table][sex]
+    if masses == "table":
+        return rows
+    return {name: replace(row, mass=DUMAS_MASSES[sex][name]) for name, row in rows.items()}
 
 
 def endpoint(code: str, side: str) -> str:

@@ -17,7 +17,7 @@ from mocap_dynamics.solver.io.c3d import write_c3d
 from mocap_dynamics.solver.io.trc import write_trc
 from mocap_dynamics.solver.kinematics import convergence_summary
 from mocap_dynamics.solver.model import calibrate
-from mocap_dynamics.solver.model.inertia import DE_LEVA, SHOE_MASS
+from mocap_dynamics.solver.model.inertia import SHOE_MASS, table_rows
 from mocap_dynamics.solver.model.templates import HAT_MEMBERS
 from mocap_dynamics.solver.pipeline import PipelineOptions, run
 
@@ -101,8 +101,8 @@ def lower_body_files(shared_data, tmp_path_factory):
 
 def test_lower_body_set_gets_one_upper_body_segment(shared_data, lower_body_files):
     """Pelvis and legs only: the head, arms and trunk become one segment (HAT) on the pelvis, following its slow
-    motion (``kinematics.following_trunk``), with de Leva's masses, its centre of mass where the full-body model
-    has its upper body's when standing."""
+    motion (``kinematics.following_trunk``), with the default masses (Dumas et al.'s shares on de Leva's rows), its
+    centre of mass where the full-body model has its upper body's when standing."""
     full_static = load_trial(shared_data / "subject4_static1.trc")
     lower = calibrate(load_trial(lower_body_files / "subject4_static1.trc"), mass=60.0)
     full = calibrate(full_static, mass=60.0)
@@ -111,7 +111,7 @@ def test_lower_body_set_gets_one_upper_body_segment(shared_data, lower_body_file
     assert hat.joint == "ball" and hat.held == "follow" and not hat.markers
     upper = [full.index(name) for name in HAT_MEMBERS]
     assert hat.mass == pytest.approx(sum(full.segments[k].mass for k in upper))
-    rows = DE_LEVA["male"]
+    rows = table_rows("de_leva", "male", "dumas")
     fraction = sum(rows[r].mass for r in ("trunk", "head")) - rows["lower_trunk"].mass + 2 * sum(
         rows[r].mass for r in ("upper_arm", "forearm", "hand"))
     assert hat.mass == pytest.approx((60.0 - 2 * SHOE_MASS) * fraction / sum(  # the shoes on the feet
