@@ -86,7 +86,8 @@ def test_lower_body_trial_gets_a_hat_bone(scene, solver, shared_data, tmp_path):
     rig = next(ob for ob in collection.all_objects if ob.type == "ARMATURE")
     assert [b.name for b in rig.data.bones] == ["pelvis", "hat", "thigh_l", "shank_l", "foot_l", "thigh_r",
                                                 "shank_r", "foot_r"]
-    assert rig.data.bones["hat"]["mass_kg"] == pytest.approx(0.491 * 59.4, abs=0.1)  # de Leva: 49.1 % of the body
+    hat = (6.7 + 33.3 + 2 * 4.7) / 100.2  # Dumas et al.'s shares: head, torso and arms of the body (Table 2)
+    assert rig.data.bones["hat"]["mass_kg"] == pytest.approx(hat * 59.4, abs=0.1)
     meta = collection["mocap_dynamics"].to_dict()  # without its shoes, 0.3 kg on each foot (Shoe Mass)
     assert meta["model"]["shoes_kg"] == {"foot_l": 0.3, "foot_r": 0.3}
     assert meta["reconstruction"]["frames_converged"] == 131
@@ -95,4 +96,4 @@ def test_lower_body_trial_gets_a_hat_bone(scene, solver, shared_data, tmp_path):
     assert bpy.ops.mocap_dynamics.build_armature(mass=60.0, shoe_mass=0.0) == {"FINISHED"}  # barefoot
     rig = next(ob for ob in collection.all_objects if ob.type == "ARMATURE")
     assert collection["mocap_dynamics"].to_dict()["model"]["shoes_kg"] == {}
-    assert rig.data.bones["hat"]["mass_kg"] == pytest.approx(0.491 * 60.0, abs=0.1)
+    assert rig.data.bones["hat"]["mass_kg"] == pytest.approx(hat * 60.0, abs=0.1)
