@@ -204,18 +204,6 @@ def plates_see_all(contact, comparison) -> np.ndarray:
     return np.interp(contact.dynamics.times, comparison.times, comparison.plates_see_all.astype(float)) > 0.5
 
 
-def away_from_touchdowns(comparison, times: np.ndarray) -> np.ndarray:
-    """(T,) on ``times``: outside the impact of every plate's touch-down, from ``touchdowns.BEFORE`` before each
-    measured onset to ``touchdowns.AFTER`` after it (the window in which the default filter keeps Winter's
-    cutoff, an impact's force settling in a tenth of a second). There the plates' impact peak, which neither
-    the filtered markers nor the reference's 6 Hz coordinates follow, dominates both sides' moments."""
-    from mocap_dynamics.solver.dynamics.touchdowns import AFTER, BEFORE
-    away = np.ones(len(times), dtype=bool)
-    for onset in (event.measured_onset for event in comparison.events if np.isfinite(event.measured_onset)):
-        away &= ~((times >= onset - BEFORE) & (times <= onset + AFTER))
-    return away
-
-
 def unbalanced_moment(dynamics, reference: Reference):
     """The moment [N·m] about the lab's lateral axis (OpenSim's Z, our -Y) through the plates' combined centre of
     pressure that each model's motion needs beyond the plates' loads: zero for a model whose masses and motion
@@ -254,7 +242,7 @@ def balance(result, reference: Reference) -> dict:
         return {}
     ours, theirs = unbalanced_moment(result.dynamics_with_plates, reference)
     seen = plates_see_all(result.contact, result.plate_comparison) \
-        & away_from_touchdowns(result.plate_comparison, result.contact.times)
+        & result.plate_comparison.away_from_touchdowns
     keep = np.isfinite(ours) & np.isfinite(theirs) & seen
     ours, theirs = ours[keep] / reference.mass, theirs[keep] / reference.mass
     return {"ours_mean": float(ours.mean()), "ours_rms": float(np.sqrt(np.mean(ours ** 2))),
@@ -275,7 +263,7 @@ def compare(result, reference, mass: float, ik_file: Path) -> list[dict]:
                "motion_alone": result.contact.dynamics if result.contact is not None else None}
     moments = {key: joint_moments(d) for key, d in sources.items() if d is not None}
     seen = None if result.plate_comparison is None else plates_see_all(result.contact, result.plate_comparison)
-    away = None if seen is None else seen & away_from_touchdowns(result.plate_comparison, result.contact.times)
+    away = None if seen is None else seen & result.plate_comparison.away_from_touchdowns
     rows = []
     for (joint, component), pattern in PAIRS:
         for side in "lr":

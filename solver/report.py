@@ -90,13 +90,12 @@ def summary(report: Report) -> str:
     model = report.get("model")
     if model:
         worst = max(model["cluster_residuals_m"].items(), key=lambda kv: kv[1], default=("-", 0.0))
+        dumas = [what for what, key in (("the segments' masses", "segment_masses"),
+                                        ("the torso's centre of mass", "torso_centre")) if model.get(key) == "dumas"]
         lines += [f"  body model {model['template']}: {model['segments']} segments, {model['dof']} DoF, "
                   f"{model['mass_kg']:.1f} kg ({model['mass_source']})"
                   + (f"; shoes {shoes}" if (shoes := shoes_text(model.get("shoes_kg"))) else "")
-                  + (f"; {' and '.join(dumas)} from Dumas et al. 2007" if (dumas := [
-                      what for what, key in (("the segments' masses", "segment_masses"),
-                                             ("the torso's centre of mass", "torso_centre"))
-                      if model.get(key) == "dumas"]) else ""),
+                  + (f"; {' and '.join(dumas)} from Dumas et al. 2007" if dumas else ""),
                   f"  least rigid marker cluster: {worst[0]} {1000 * worst[1]:.1f} mm RMS; "
                   f"initial pose marker RMS {figure(model['initial_marker_rms_m'], '.1f', 1000)} mm"]
         inertia = model.get("inertia_from_opensim_model")

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..dynamics.touchdowns import AFTER, BEFORE
 from ..errors import SolverError
 from ..io.trial import Trial
 from ..runs import runs
@@ -135,6 +136,17 @@ class PlateComparison:
         plates and the estimate agree that the floor carries nothing while the subject stands on a box.)"""
         with np.errstate(invalid="ignore"):
             return self.covered & (self.off_plates < OFF_PLATES * self.body_weight)
+
+    @property
+    def away_from_touchdowns(self) -> np.ndarray:
+        """(T,) outside the impact of every plate's touch-down, from ``touchdowns.BEFORE`` before each measured
+        onset to ``touchdowns.AFTER`` after it (the window in which the default filter keeps Winter's cutoff, an
+        impact's force settling in a tenth of a second), where neither filtered markers nor 6 Hz coordinates
+        follow the plates' impact peak."""
+        away = np.ones(len(self.times), dtype=bool)
+        for onset in (event.measured_onset for event in self.events if np.isfinite(event.measured_onset)):
+            away &= ~((self.times >= onset - BEFORE) & (self.times <= onset + AFTER))
+        return away
 
     def _figures(self, measured: np.ndarray, estimated: np.ndarray, frames: np.ndarray) -> dict:
         m, e = measured[frames], estimated[frames]

@@ -375,6 +375,7 @@ def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.n
     if velocities is not None and options.sliding_speed > 0:
         activation = activation * sliding_factor(np.asarray(velocities)[:, reach], arrays.normals[near_face],
                                                  options.sliding_speed)
+    activation = np.nan_to_num(activation)
     rows = np.sqrt(np.array([1.0, 1.0, 1.0, torque_weight, torque_weight, torque_weight], dtype=float))
     edges = cone_edges(arrays.normals, options.friction)
     toward = np.zeros_like(near)
@@ -388,7 +389,7 @@ def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.n
     aligned = np.einsum("tkei,tki->tke", slant[near_face], toward)
     with np.errstate(divide="ignore", over="ignore"):  # inactive points (h_k = 0 or denormal) are never loaded
         penalty_base = options.regularisation * (1.0 + options.toward_centre_of_mass * (
-            np.linalg.norm(toward, axis=-1)[..., None] - aligned)) / np.nan_to_num(activation)[..., None]
+            np.linalg.norm(toward, axis=-1)[..., None] - aligned)) / activation[..., None]
     step = np.diff(times) if times is not None and len(times) > 1 else np.zeros(0)
     rate = 1.0 / step.min() if len(step) and step.min() > 0 else 0.0
     follows = np.r_[False, step < 1.5 / rate] if rate > 0 else np.zeros(len(points), dtype=np.bool_)
@@ -397,7 +398,7 @@ def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.n
     scratch = Scratch.allocate(len(points), len(reach), joints.torque.shape[1])
     _solve_frames(
         np.ascontiguousarray(residual, dtype=float) / weight * rows, solvable,
-        np.nan_to_num(activation) > options.min_activation, np.ascontiguousarray(near_face), edges, arms, rows,
+        activation > options.min_activation, np.ascontiguousarray(near_face), edges, arms, rows,
         penalty_base,
         np.ascontiguousarray(joints.torque, dtype=float) / weight,
         np.ascontiguousarray(joints.centre - root_origin[:, None]),

@@ -7,7 +7,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mocap_dynamics.solver.dynamics.touchdowns import AFTER, BEFORE
 from mocap_dynamics.solver.errors import InputError, ModelError
 from mocap_dynamics.solver.model import calibrate
 from mocap_dynamics.solver.model.inertia import DUMAS_MASSES
@@ -45,8 +44,8 @@ def unbalanced_moment(result) -> float:
     """RMS [N·m/kg] of the moment about the lateral axis through the plates' combined centre of pressure that the
     model's motion needs beyond the plates' loads (the root residual with the measured plates, moved there), over
     the frames in which the plates see all the contact and carry half the body weight, away from touch-downs
-    (``touchdowns.BEFORE`` before to ``AFTER`` after each, where the markers do not follow the impact): zero for a
-    model whose masses and motion are the body's."""
+    (``PlateComparison.away_from_touchdowns``, where the markers do not follow the impact): zero for a model whose
+    masses and motion are the body's."""
     comparison, dynamics = result.plate_comparison, result.dynamics_with_plates
     load = comparison.measured_feet[..., 2]
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -54,8 +53,7 @@ def unbalanced_moment(result) -> float:
     residual = dynamics.root_wrench
     moment = residual[:, 3:] + np.cross(dynamics.q[:, :3] - point, residual[:, :3])
     frames = comparison.plates_see_all & (load.sum(1) > 0.5 * comparison.body_weight)
-    for onset in (e.measured_onset for e in comparison.events if np.isfinite(e.measured_onset)):
-        frames &= ~((comparison.times >= onset - BEFORE) & (comparison.times <= onset + AFTER))
+    frames &= comparison.away_from_touchdowns
     lateral = np.cross([0.0, 0.0, 1.0], comparison.forward)
     return float(np.sqrt(np.mean((moment[frames] @ lateral) ** 2))) / result.model.total_mass
 
