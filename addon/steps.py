@@ -233,9 +233,7 @@ class MOCAP_DYNAMICS_OT_estimate_contact(_Step, bpy.types.Operator):
         report_warnings(self, result)
         for warning in result.contact.warnings:
             self.report({"WARNING"}, warning)
-        names = [surface["name"] for surface in result.contact.summary()["surfaces"]]
-        message = (f"contact on {', '.join(names) or 'no support found'}: explains "
-                   f"{100 * result.contact.explained_force:.0f} % of the root force")
+        message = result.contact.headline
         if result.plate_comparison is not None:
             message += (f"; vertical GRF vs plates: RMSE {result.plate_comparison.rmse_vertical:.1f} % BW, "
                         f"r = {result.plate_comparison.correlation_vertical:.2f}")

@@ -214,9 +214,7 @@ def _contact(path, state: dict, options: PipelineOptions, progress: Progress) ->
     if comparison is not None and with_plates is not None:
         comparison = replace(comparison, moments=compare_moments_with_plates(contact.dynamics, with_plates,
                                                                              comparison.plates_see_all))
-    found = contact.summary()["surfaces"]
-    progress(1.0, f"contact on {', '.join(s['name'] for s in found) or 'no support found'}: explains "
-                  f"{100 * contact.explained_force:.0f} % of the root force")
+    progress(1.0, contact.headline)
     return {"contact": contact, "plate_comparison": comparison}
 
 

@@ -147,6 +147,14 @@ class Contact:
         return flight(activation, self.root_wrench_without[:, :3], self.times, self.body_weight, least)
 
     @property
+    def headline(self) -> str:
+        """One line for a progress bar or a status report: the surfaces found and the root force explained."""
+        if not self.surfaces:
+            return "no support found: no contact forces"
+        names = ", ".join(surface["name"] for surface in self.summary()["surfaces"])
+        return f"contact on {names}: explains {100 * self.explained_force:.0f} % of the root force"
+
+    @property
     def warnings(self) -> tuple[str, ...]:
         """What a user should know about these forces: no support at all; supports found only at Winter's
         cutoff; per-frame forces from unfiltered accelerations carry their differentiation noise; a trial cut

@@ -37,6 +37,7 @@ def test_a_drop_jump_that_begins_in_flight_has_only_the_floor_and_nothing_before
     result = run(cut(shared_data / "subject4_DJ3.trc", tmp_path, 1.1, 3.0), PipelineOptions(until="contact"))
     contact, plates = result.contact, result.plate_comparison
     assert [p.kind for p in contact.patches] == ["floor"]
+    assert contact.headline.startswith("contact on floor: explains ")
     onset = min(event.measured_onset for event in plates.events)
     before = contact.times < onset - 0.03
     assert before.any() and np.nanmax(np.abs(contact.point_forces[before])) < 1e-6 * contact.body_weight
@@ -67,3 +68,16 @@ def test_a_walk_cut_to_one_step_keeps_its_floor_and_is_not_warned_of_an_impact(s
     assert [p.kind for p in result.contact.patches] == ["floor"]
     assert "cut_in_impact" not in result.dynamics.options and not result.contact.warnings
     assert result.plate_comparison.summary()["cop_error_single_support_cm"] <= 3.0
+
+
+def test_a_drop_jump_cut_to_its_fall_has_no_support_and_no_landing(shared_data, tmp_path):
+    """DJ3 from 1.05 to 1.28 s, after she left the box and before she lands: nothing rests, so no support is
+    made up; and the falling feet's last frames, the lowest of the clip, are no touch-down (they still come
+    down at 2.6 m/s), so nothing is filtered as a landing nor warned of as cut within one."""
+    result = run(cut(shared_data / "subject4_DJ3.trc", tmp_path, 1.05, 1.28),
+                 PipelineOptions(until="contact", mass=63.0))
+    options = result.dynamics.options
+    assert options["touchdown_share"] == 0.0 and "cut_in_impact" not in options
+    assert "settling_cutoff_hz" not in options and "after a hard landing" not in options["cutoff_source"]
+    assert result.contact.surfaces == () and "no support found" in result.contact.warnings[0]
+    assert result.contact.headline == "no support found: no contact forces"

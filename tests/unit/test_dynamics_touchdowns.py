@@ -64,6 +64,16 @@ def test_a_fall_onto_the_floor_is_a_touchdown_and_a_slow_lowering_is_not():
     assert np.all(weight_of(model, times, q) == 0.0)
 
 
+def test_a_fall_that_ends_before_its_landing_is_no_touchdown():
+    """A clip of the free fall above that ends 0.05 s before the foot would land: its lowest frames are the falling
+    foot's last, but the foot never stops coming down there, so there is no floor to land on (nor contacts)."""
+    model, times, q, landing = dropped_foot(fall=True)
+    clip = times < landing - 0.05
+    found = touchdowns(model, times[clip], q[clip])
+    assert len(found.times) == 0 and len(found.contacts) == 0
+    assert np.all(touchdown_weight(times[clip], found) == 0.0)
+
+
 @pytest.mark.parametrize("speed", [0.8, 1.5, 3.0])
 def test_a_touchdown_counts_by_its_arrival_speed(speed):
     """A body set down on the floor at a constant speed: at 0.8 m/s it keeps the steady cutoff,
