@@ -99,3 +99,28 @@ def test_the_papers_springs_from_the_sidebar(walking):
         bpy.context.scene.frame_set(frame)
         vertical.append(rig["GRF vertical total estimated"])
     assert 0.8 * weight < np.mean(vertical) < 1.2 * weight  # walking carries the body weight
+
+
+def test_a_fall_without_support_is_told_and_draws_no_ground(scene, package, shared_data, tmp_path):
+    """DJ3 cut to its fall (1.05-1.28 s, after the box, before the floor): the contact step finishes (its report
+    and warning: no support found), records no surface, draws no ground, and its feet's force arrows stay at
+    zero."""
+    io = importlib.import_module(f"{package.__name__}.solver.io")
+    trc = importlib.import_module(f"{package.__name__}.solver.io.trc")
+    trial = io.load_trial(shared_data / "subject4_DJ3.trc")
+    keep = (trial.times >= 1.05 - 1e-9) & (trial.times <= 1.28 + 1e-9)
+    path = tmp_path / "fall.trc"
+    trc.write_trc(type(trial)(source=str(path), labels=trial.labels, markers=trial.markers[keep], rate=trial.rate,
+                              start_time=float(trial.times[keep][0])), path)
+    assert bpy.ops.mocap_dynamics.import_markers(filepath=str(path)) == {"FINISHED"}
+    assert bpy.ops.mocap_dynamics.build_armature() == {"FINISHED"}
+    trial_collection = bpy.context.scene.mocap_dynamics.active_trial
+    assert bpy.ops.mocap_dynamics.reconstruct() == {"FINISHED"}
+    assert bpy.ops.mocap_dynamics.estimate_contact() == {"FINISHED"}
+    meta = trial_collection["mocap_dynamics"].to_dict()["contact"]
+    assert meta["surfaces"] == [] and meta["explained_force"] == 0.0
+    drawn = next(c for c in trial_collection.children if c.name.endswith(" contact")).objects
+    assert not any(ob.name.startswith(("estimated ground", "estimated surface")) for ob in drawn)
+    for frame in (1, 12, 23):
+        bpy.context.scene.frame_set(frame)
+        assert all(drawn[f"{foot} estimated GRF"]["force_N"] == 0.0 for foot in ("foot_l", "foot_r"))
