@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import SolverError
+from ..errors import SolverError, option
 from ..lowpass import butter2, filtfilt, pad_length
 
 #: Lowest cutoff tried [Hz] and the step between cutoffs tried [Hz].
@@ -45,8 +45,9 @@ def residual_cutoff(signals: np.ndarray, rate: float) -> float:
     signals = signals[:, np.isfinite(signals).all(axis=0) & (np.ptp(signals, axis=0) > 0)]
     cutoffs = np.arange(LOWEST_HZ, HIGHEST * rate + 1e-9, STEP_HZ)
     if signals.shape[1] == 0 or len(signals) <= 12 or len(cutoffs) < 4:
-        raise SolverError(f"A cutoff needs complete signals longer than 12 frames sampled above "
-                          f"{LOWEST_HZ * 4 / HIGHEST:g} Hz", "give the cutoff yourself (e.g. 8 Hz)")
+        raise SolverError(f"Winter's residual analysis needs complete signals longer than 12 frames sampled "
+                          f"above {LOWEST_HZ * 4 / HIGHEST:g} Hz to find a cutoff",
+                          f"give the cutoff yourself, e.g. {option('cutoff', 8)} (Hz)")
     r = residuals(signals, rate, cutoffs)
     noise = cutoffs >= NOISE_REGION * cutoffs[-1]
     x = cutoffs[noise] - cutoffs[noise].mean()

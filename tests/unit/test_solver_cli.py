@@ -67,6 +67,23 @@ def test_bad_input_exits_2_with_one_line_and_writes_nothing(sample, tmp_path, ca
     assert not (tmp_path / "out").exists()
 
 
+def test_a_trial_too_short_for_winters_cutoff_names_the_flag_that_runs_it(sample, tmp_path):
+    """Ten frames of the sample walk: too few for Winter's residual analysis; the one line says which flag to
+    give, and with it the trial runs."""
+    from mocap_dynamics.solver.io import load_trial
+    from mocap_dynamics.solver.io.trc import write_trc
+    trial = load_trial(sample["c3d"])
+    short = tmp_path / "short.trc"
+    write_trc(replace(trial, markers=trial.markers[:12], plates=(), plate_samples=None), short)
+    done = solver(short, "--mass", MASS, "--until", "dynamics", "--out", tmp_path / "out")
+    assert done.returncode == 2 and done.stderr.strip().splitlines() == [
+        "error: Winter's residual analysis needs complete signals longer than 12 frames sampled above 10 Hz to "
+        "find a cutoff. Give the cutoff yourself, e.g. --cutoff 8 (Hz)."], done.stderr
+    assert not (tmp_path / "out").exists()
+    done = solver(short, "--mass", MASS, "--until", "dynamics", "--cutoff", "8", "--out", tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+
+
 def test_a_bug_exits_1_with_the_traceback_and_one_last_line(monkeypatch, capsys, tmp_path):
     def broken(*args, **kwargs):
         raise ZeroDivisionError("oops")
