@@ -47,7 +47,7 @@ def residual_cutoff(signals: np.ndarray, rate: float) -> float:
     if signals.shape[1] == 0 or len(signals) <= 12 or len(cutoffs) < 4:
         raise SolverError(f"Winter's residual analysis needs complete signals longer than 12 frames sampled "
                           f"above {LOWEST_HZ * 4 / HIGHEST:g} Hz to find a cutoff",
-                          f"give the cutoff yourself, e.g. {option('cutoff', 8)} (Hz)")
+                          f"give the cutoff yourself, e.g. {option('cutoff', 8)}")
     r = residuals(signals, rate, cutoffs)
     noise = cutoffs >= NOISE_REGION * cutoffs[-1]
     x = cutoffs[noise] - cutoffs[noise].mean()

@@ -78,7 +78,7 @@ def test_a_trial_too_short_for_winters_cutoff_names_the_flag_that_runs_it(sample
     done = solver(short, "--mass", MASS, "--until", "dynamics", "--out", tmp_path / "out")
     assert done.returncode == 2 and done.stderr.strip().splitlines() == [
         "error: Winter's residual analysis needs complete signals longer than 12 frames sampled above 10 Hz to "
-        "find a cutoff. Give the cutoff yourself, e.g. --cutoff 8 (Hz)."], done.stderr
+        "find a cutoff. Give the cutoff yourself, e.g. --cutoff 8."], done.stderr
     assert not (tmp_path / "out").exists()
     done = solver(short, "--mass", MASS, "--until", "dynamics", "--cutoff", "8", "--out", tmp_path / "out")
     assert done.returncode == 0, done.stderr
