@@ -24,8 +24,11 @@ candidate surface. Here, on a whole trial:
    ``BAND`` of the 5th percentile of their heights above a first plane through all: points resting on a
    surface, not the ones resting above it). It slopes
    only along a horizontal direction in which the samples spread at least ``SPREAD`` (RMS; else a few
-   centimetres of sole-model error over a foot's length would tilt it by degrees): level for a
-   standing or landing subject, sloped along the walk on a long enough incline.
+   centimetres of sole-model error over a foot's length would tilt it by degrees), and only if it then rises
+   at least ``MIN_RISE`` across them (a heel's and a toe's resting points 1-2 cm off the floor either way,
+   stop 43, tilted walking1 cut to 0.3 s by 2.0° over its two footprints 0.6 m apart; the whole walks by
+   0.15-0.27°, the lab's floor being level): level for a standing or landing subject and for a level lab's
+   walks, sloped along the walk on an incline rising 3 cm or more over the walked stretch.
 4. *The floor* is the lowest cluster (a half-space). The others are *raised patches*: slabs of thickness
    ``SLAB`` over the oriented bounding rectangle of their resting samples, grown by ``MARGIN``. A patch
    within ``HEIGHT_GAP`` of the floor, or whose top is not at least ``BELOW_CM`` under the centre of mass
@@ -62,6 +65,8 @@ MIN_RESTING = 0.2
 BAND = 0.03
 #: A plane slopes only along horizontal directions in which its samples spread at least this [m] (RMS).
 SPREAD = 0.25
+#: ... and only if it rises at least this much [m] across its samples.
+MIN_RISE = 0.03
 #: Resting samples horizontally closer than this [m] are connected (one surface) ...
 LINK = 0.3
 #: ... measured between their positions rounded to this [m] (fewer distinct positions to link).
@@ -159,6 +164,8 @@ def _least_squares_plane(samples: np.ndarray) -> Plane:
         return Plane.through(centre, (0.0, 0.0, 1.0))
     slope, *_ = np.linalg.lstsq(horizontal @ sloped, samples[:, 2] - centre[2], rcond=None)
     gradient = sloped @ slope
+    if np.ptp(horizontal @ gradient) < MIN_RISE:  # the plane would rise less than the soles' error across it
+        return Plane.through(centre, (0.0, 0.0, 1.0))
     return Plane.through(centre, (-gradient[0], -gradient[1], 1.0))
 
 

@@ -101,6 +101,19 @@ def test_a_sloped_floor_needs_a_long_spread_to_slope():
     assert len(patches) == 1
 
 
+def test_a_floor_rising_less_than_the_soles_error_is_level():
+    """Two footprints 0.6 m apart whose resting points differ by 2 cm in height (a heel against a toe: the sole
+    model's error, not a slope): spread enough to slope, but a 1.9° plane would rise less than ``MIN_RISE``
+    across them, so the floor is level; at 4 cm it slopes."""
+    rng = np.random.default_rng(5)
+    xy = np.r_[rng.normal([-0.3, 0.0], 0.03, (20, 2)), rng.normal([0.3, 0.0], 0.03, (20, 2))]
+    for rise, level in ((0.02, True), (0.04, False)):
+        positions = np.c_[xy, rise * (xy[:, 0] > 0)][None].repeat(100, axis=0)
+        patches = patches_of(np.ones((100, 40), bool), positions, np.array(["foot"] * 40),
+                             np.tile([0.0, 0.0, 1.0], (100, 1)), RATE)
+        assert len(patches) == 1 and (patches[0].tilt == 0.0) == level, (rise, patches[0].tilt)
+
+
 def test_a_body_in_the_air_has_no_support(model):  # noqa: F811
     """A body falling for 0.3 s from 2 m above the floor: nothing rests, so there is no made-up floor."""
     q0 = model.neutral_q()
