@@ -151,7 +151,7 @@ class Contact:
         """One line for a progress bar or a status report: the surfaces found and the root force explained."""
         if not self.surfaces:
             return "no support found: no contact forces"
-        names = ", ".join(surface["name"] for surface in self.summary()["surfaces"])
+        names = ", ".join(self.surface_name(j) for j in range(len(self.surfaces)))
         return f"contact on {names}: explains {100 * self.explained_force:.0f} % of the root force"
 
     @property
@@ -192,6 +192,11 @@ class Contact:
         return [(float(self.times[a]), float(self.times[b - 1] + step))
                 for a, b in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1))]
 
+    def surface_name(self, j: int) -> str:
+        """``"floor"`` or ``"raised surface j"``."""
+        floor = self.patches[j].kind == "floor" if self.patches else j == 0
+        return "floor" if floor else f"raised surface {j}"
+
     def surface_summary(self, j: int) -> dict:
         """One surface: its kind, height and tilt (where contact points rest on it), extent, and load; a raised
         one's height over the floor, both planes taken on the vertical through its centre."""
@@ -202,7 +207,7 @@ class Contact:
             x, y, _ = found["centre_m"]
             found["height_above_floor_m"] = float(top.height_at(x, y) - self.surfaces[0].top.height_at(x, y))
         normal = self.surface_force[:, j] @ top.normal
-        return {"name": "floor" if found["kind"] == "floor" else f"raised surface {j}", **found,
+        return {"name": self.surface_name(j), **found,
                 "normal": top.normal.tolist(), "load_intervals_s": self.load_intervals(j),
                 "mean_load_percent_bw": float(100 * np.nanmean(normal) / self.body_weight),
                 "peak_load_percent_bw": float(100 * np.nanmax(normal) / self.body_weight) if len(normal) else 0.}

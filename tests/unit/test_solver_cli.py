@@ -68,7 +68,7 @@ def test_bad_input_exits_2_with_one_line_and_writes_nothing(sample, tmp_path, ca
 
 
 def test_a_trial_too_short_for_winters_cutoff_names_the_flag_that_runs_it(sample, tmp_path):
-    """Ten frames of the sample walk: too few for Winter's residual analysis; the one line says which flag to
+    """Twelve frames of the sample walk: too few for Winter's residual analysis; the one line says which flag to
     give, and with it the trial runs."""
     from mocap_dynamics.solver.io import load_trial
     from mocap_dynamics.solver.io.trc import write_trc
