@@ -5,7 +5,8 @@
 - the estimated ground reaction force of each foot as an arrow at its centre
   of pressure (green; measured plate forces stay orange beside them);
 - an arrow at every contact point that carries load at some time;
-- vertical GRF, estimated and measured, as Graph Editor curves on the rig;
+- vertical GRF, estimated and measured, as Graph Editor curves on the rig; with raised surfaces, the
+  estimate's share on the floor and on them too (the plates in a floor measure the first);
 - each foot's stances as keyed booleans on the rig and heel strikes and toe
   offs as timeline markers (``retarget_events``).
 """
@@ -87,6 +88,9 @@ def build_contact_visuals(contact: Contact, trial: Trial, trial_collection: bpy.
         key_arrow(arrow, frames, contact.point_positions[:, k], contact.point_forces[:, k])
     curves = {f"GRF vertical {foot} estimated": contact.foot_force[:, f, 2] for f, foot in enumerate(contact.feet)}
     curves["GRF vertical total estimated"] = contact.total_force[:, 2]
+    if len(contact.surfaces) > 1:  # the floor is surface 0 (``support.patches_of``)
+        curves["GRF vertical floor estimated"] = contact.surface_force[:, 0, 2]
+        curves["GRF vertical raised estimated"] = contact.surface_force[:, 1:, 2].sum(axis=1)
     if trial.plate_samples is not None:
         samples = np.rint((contact.times - trial.start_time) * trial.rate).astype(int)
         measured = np.nansum(np.where(np.isfinite(trial.plate_samples.cop).all(-1, keepdims=True),

@@ -28,7 +28,8 @@ from .render_sampling import TORQUE_PROP, rendered_objects
 LEGEND = {"force_measured": "measured GRF", "force_estimated": "estimated GRF",
           "torque_generating": "torque, generating", "torque_absorbing": "torque, absorbing",
           "force_residual": "root residual", "angular_momentum": "angular momentum",
-          "contact_plane": "estimated ground", "cm_trail": "centre of mass"}
+          "contact_plane": "estimated ground", "contact_raised": "estimated raised surface",
+          "cm_trail": "centre of mass"}
 TEXT_SIZE = 0.026  # of the image height
 CHECKED_FRAMES = 24
 SEE_THROUGH_HITS = 6  # a ray goes on through at most this many see-through surfaces

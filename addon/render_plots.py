@@ -4,13 +4,17 @@ Drawn in Blender itself, in the overlay canvas (render_canvas.py), so it
 renders wherever the extension runs (no matplotlib): the top plot shows the
 vertical ground reaction force [N], measured by the plates (orange) and
 estimated from the motion (green), as the arrows are coloured, with the
-subject's body weight dashed; the bottom plot the chosen joint's torque
+subject's body weight dashed; where the estimate found raised surfaces (a
+box, a seat), green is its share on the floor, where the plates are, and
+violet, as their grids, the share on the raised ones, which no plate sees
+(the total would part from the plates in every seated or box phase); the
+bottom plot the chosen joint's torque
 magnitude [N·m], drawn magenta while the joint generates power and cyan while
 it absorbs it, as its disk is. A vertical cursor and a dot on each curve are
 keyed to the frame, so they move along a sequence or a movie.
 
 The values are read from the keyed curves, at every frame: the rig's ``GRF
-vertical total measured``/``estimated`` and the joint disk's ``torque_Nm``
+vertical total measured``/``estimated`` (or ``floor``/``raised estimated``) and the joint disk's ``torque_Nm``
 and ``power_W`` (keyed linearly, so interpolating the keys is what Blender
 evaluates).
 """
@@ -33,8 +37,10 @@ from .render_sampling import POWER_PROP, TORQUE_PROP
 
 DEFAULT_JOINT = "knee_r"
 GRF_MEASURED, GRF_ESTIMATED = "GRF vertical total measured", "GRF vertical total estimated"
+GRF_FLOOR, GRF_RAISED = "GRF vertical floor estimated", "GRF vertical raised estimated"
 TEXT_SIZE = 0.024  # of the image height
 LINE, THIN = 3.0, 1.2  # curve and grid widths at 720 lines [px]
+KEY_ROW = 1.2  # the height of a row of a plot's key, in text sizes
 #: A joint by the segment it moves: joint name (e.g. "knee_r") -> segment name ("shank_r").
 JOINT_SEGMENT = {a.origin: a.name for a in ANATOMY if a.parent is not None}
 
@@ -76,8 +82,10 @@ def plot_data(collection: bpy.types.Collection, rig: bpy.types.Object | None, jo
     """The sources of the panel for the trial; ``joint`` by its name (``knee_r``) or its segment's."""
     sources, grf = [], []
     if rig is not None:
-        for prop, kind, label, wanted in ((GRF_MEASURED, "force_measured", "measured", plates),
-                                          (GRF_ESTIMATED, "force_estimated", "estimated", True)):
+        estimated = ([(GRF_FLOOR, "force_estimated", "estimated, floor", True),
+                      (GRF_RAISED, "contact_raised", "estimated, raised", True)] if GRF_RAISED in rig
+                     else [(GRF_ESTIMATED, "force_estimated", "estimated", True)])
+        for prop, kind, label, wanted in [(GRF_MEASURED, "force_measured", "measured", plates), *estimated]:
             if wanted and prop in rig:
                 grf.append((len(sources), kind, label))
                 sources.append((rig, prop))
@@ -129,19 +137,33 @@ class _Axes:
         return self.bottom + (np.asarray(values) - self.low) / (self.high - self.low) * self.height
 
 
+def _key_rows(keys: list[tuple[str, str]], left: float, right: float, size: float) -> list[list[tuple]]:
+    """A plot's key (label, kind) laid out from ``left`` [px]: ``(x, label, kind)`` per entry, row by row, a new
+    row where an entry would pass ``right`` (a swatch of 1.6 text sizes, then about half a size a letter)."""
+    rows, x = [[]], left
+    for label, kind in keys:
+        if rows[-1] and x + (1.6 + 0.5 * len(label)) * size > right:
+            rows.append([])
+            x = left
+        rows[-1].append((x, label, kind))
+        x += (2.4 + 0.5 * len(label)) * size
+    return rows
+
+
 def _plot(canvas: Canvas, palette: Palette, box: _Axes, title: str, unit: str,
-          keys: list[tuple[str, str]], size: float, time_ticks: list[tuple[float, str]], name: str) -> None:
-    """Title, key, grid, value ticks and axes of one plot (the curves come after)."""
+          rows: list[list[tuple]], size: float, time_ticks: list[tuple[float, str]], name: str) -> None:
+    """Title, key (``_key_rows``), grid, value ticks and axes of one plot (the curves come after)."""
     ink, faint = flat_material("ink", palette.ink), flat_material("faint", palette.faint)
     scale = canvas.height / 720.0
     top = box.bottom + box.height
-    canvas.text(f"{title} ({unit})", box.left - 3.0 * size, top + 2.3 * size, 1.1 * size, ink)
-    kx = box.left - 3.0 * size
-    for label, kind in keys:
-        canvas.rect(f"{name} key {label}", kx, top + 0.95 * size, 1.2 * size, 0.25 * size,
-                    flat_material(kind, COLOURS[kind] if kind in COLOURS else palette.faint))
-        canvas.text(label, kx + 1.6 * size, top + 1.05 * size, 0.9 * size, ink)
-        kx += (2.4 + 0.5 * len(label)) * size
+    canvas.text(f"{title} ({unit})", box.left - 3.0 * size, top + (2.3 + KEY_ROW * (len(rows) - 1)) * size,
+                1.1 * size, ink)
+    for r, row in enumerate(rows):
+        y = top + (0.95 + KEY_ROW * (len(rows) - 1 - r)) * size
+        for kx, label, kind in row:
+            canvas.rect(f"{name} key {label}", kx, y, 1.2 * size, 0.25 * size,
+                        flat_material(kind, COLOURS[kind] if kind in COLOURS else palette.faint))
+            canvas.text(label, kx + 1.6 * size, y + 0.1 * size, 0.9 * size, ink)
     step = _step(box.high - box.low, 4)
     for value in np.arange(math.ceil(box.low / step) * step, box.high + 0.5 * step, step):
         if value > box.high + 1e-9:
@@ -195,15 +217,17 @@ def draw(canvas: Canvas, palette: Palette, panel: float, data: PlotData, frames:
     for i, name in enumerate(plots):
         top = height - pad - i * block
         bottom = top - block + 2.0 * size
-        box_top = top - 3.2 * size
         if name == "grf":
             series = [(values[:, index], kind, label) for index, kind, label in data.grf]
+            keys = [(label, kind) for _, kind, label in series] + [("body weight", "faint")] * bool(data.body_weight)
+        else:
+            keys = [("generating", "torque_generating"), ("absorbing", "torque_absorbing")]
+        rows = _key_rows(keys, box_left - 3.0 * size, box_right, size)
+        box_top = top - (3.2 + KEY_ROW * (len(rows) - 1)) * size
+        if name == "grf":
             high = max([np.nanmax(v) for v, _, _ in series if np.isfinite(v).any()] + [data.body_weight or 0.0, 1.0])
             box = _Axes(box_left, bottom, box_right - box_left, box_top - bottom, 0.0, 1.05 * high)
-            keys = [(label, kind) for _, kind, label in series]
-            if data.body_weight:
-                keys.append(("body weight", "faint"))
-            _plot(canvas, palette, box, "Vertical ground reaction force", "N", keys, size, ticks, name)
+            _plot(canvas, palette, box, "Vertical ground reaction force", "N", rows, size, ticks, name)
             if data.body_weight:
                 weight = float(box.y(data.body_weight))
                 dashes = [np.array([[a, weight], [min(a + 8 * scale, box_right), weight]])
@@ -221,8 +245,7 @@ def draw(canvas: Canvas, palette: Palette, panel: float, data: PlotData, frames:
             high = max(float(np.nanmax(torque)) if np.isfinite(torque).any() else 0.0, 1.0)
             box = _Axes(box_left, bottom, box_right - box_left, box_top - bottom, 0.0, 1.05 * high)
             kinds = ["torque_absorbing", "torque_generating"]
-            _plot(canvas, palette, box, f"{_joint_label(data.joint)} torque", "N·m",
-                  [("generating", kinds[1]), ("absorbing", kinds[0])], size, ticks, name)
+            _plot(canvas, palette, box, f"{_joint_label(data.joint)} torque", "N·m", rows, size, ticks, name)
             runs, colours = _runs(x, box.y(torque), (np.nan_to_num(power) > 0).astype(int))
             if runs:
                 canvas.lines("joint torque", runs, LINE * scale, [flat_material(k, COLOURS[k]) for k in kinds],

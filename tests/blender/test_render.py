@@ -21,7 +21,7 @@ SIZE = (960, 540)
 #: Frames of the sample walk where the measured and estimated GRF, the residual and both disk colours show.
 FRAMES = (60, 110)
 CHECKED_KINDS = {"force_measured", "force_estimated", "force_residual", "torque_generating", "torque_absorbing"}
-HUED_KINDS = (*CHECKED_KINDS, "contact_plane", "angular_momentum", "body")
+HUED_KINDS = (*CHECKED_KINDS, "contact_plane", "contact_raised", "angular_momentum", "body")
 
 
 def cli(*args) -> subprocess.CompletedProcess:

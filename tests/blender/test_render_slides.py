@@ -149,6 +149,41 @@ def test_plot_cursor_moves_with_the_frame(render, trial, tmp_path, package):
     assert abs((found[200] - found[130]) - 70 * per_frame) <= 3, (found, per_frame)
 
 
+def test_plot_panel_parts_the_estimate_between_the_floor_and_the_box(render, trial, tmp_path, package, colours):
+    """The drop jump's estimate has a box: the panel plots its share on the floor (green, what the plates
+    measure: nothing while the subject stands on the box) and on the box (violet, the body weight there), each
+    key inside the image and clear of the next; the two shares add up to the rig's total."""
+    plots = importlib.import_module(f"{package.__name__}.addon.render_plots")
+    scene = bpy.context.scene
+    rig = next(ob for ob in trial.all_objects if ob.get("mocap_dynamics_rig"))
+    weight = trial["mocap_dynamics"]["model"]["mass_kg"] * 9.81
+    for frame in (40, 160, 200):
+        scene.frame_set(frame)
+        floor, raised = rig[plots.GRF_FLOOR], rig[plots.GRF_RAISED]
+        assert floor + raised == pytest.approx(rig[plots.GRF_ESTIMATED], abs=0.5)
+        if frame == 40:  # on the box
+            assert floor < 0.05 * weight and raised > 0.8 * weight, (floor, raised, weight)
+        else:  # landed on the floor, pushing off
+            assert raised < 0.05 * weight < floor, (floor, raised, weight)
+    width = 1280
+    [still] = render.render_overlay(scene, trial, tmp_path, render.RenderOptions(
+        still=40, resolution=(width, 720), plots=True))
+    canvas = bpy.data.scenes[f"{trial.name} overlay"]
+    labels = ["measured", "estimated, floor", "estimated, raised", "body weight"]
+    swatches = [canvas.objects[f"grf key {label}"] for label in labels]
+    texts = [next(ob for ob in canvas.objects if ob.type == "FONT" and ob.data.body == label
+                  and abs(ob.location.y - swatch.location.y) < 10) for label, swatch in zip(labels, swatches)]
+    canvas.view_layers[0].update()
+    ends = [text.location.x + text.dimensions.x for text in texts]
+    assert max(ends) <= width, f"a key runs out of the image: {ends}"
+    for i in range(len(labels) - 1):
+        if abs(swatches[i + 1].location.y - swatches[i].location.y) < 1:  # the same row
+            assert ends[i] < swatches[i + 1].location.x, f"{labels[i]!r} runs into {labels[i + 1]!r}"
+    panel = png_linear(still)[:, int(0.6 * width):]
+    assert has_hue(panel, "contact_raised", colours).sum() > 200, "the box's share is drawn"
+    assert has_hue(panel, "force_estimated", colours).sum() > 200, "the floor's share is drawn"
+
+
 def test_follow_camera_keeps_the_subject_in_frame_and_moves_smoothly(render, trial):
     scene = bpy.context.scene
     overlay = render.setup_overlay(scene, trial, render.RenderOptions(frames=(60, 220), sequence=True))
