@@ -21,7 +21,9 @@ from .io.atomic import atomic_path
 
 #: Linear RGB, as ``addon/materials.py`` COLOURS.
 LINEAR_COLOURS = {"force_measured": (1.0, 0.35, 0.02), "force_estimated": (0.1, 0.8, 0.1),
-                  "force_residual": (0.85, 0.05, 0.1)}
+                  "force_residual": (0.85, 0.05, 0.1), "contact_raised": (0.35, 0.2, 0.9)}
+#: A surface without plates is drawn in the GRF plot when it ever carries this much of the body weight.
+OFF_PLATES_SHOWN = 0.02
 #: Main joints for the torque plot: (joint, the segment it moves; ``_l``/``_r`` appended).
 MAIN_JOINTS = (("hip", "thigh"), ("knee", "shank"), ("ankle", "foot"), ("shoulder", "upper_arm"),
                ("elbow", "forearm"))
@@ -111,17 +113,21 @@ def plot_grf(contact, comparison, path: str | Path, *, title: str = "") -> Path:
     """Ground reaction forces over time: estimated from the motion (``Contact``, green) and, given a
     ``PlateComparison``, measured by the force plates (orange). One column per foot and one for the total;
     vertical on top, horizontal below (anteroposterior solid, mediolateral dashed), in N with % body weight
-    on the right. A foot's measured force is that of the plates' stances matched to it
-    (``comparison.measured_feet``, as in the per-foot figures); frames the comparison leaves out (a loaded foot
-    off the plates) are shaded."""
+    on the right. With plates, the figures' forces: a foot's measured force is that of the plates' stances
+    matched to it (``comparison.measured_feet``), the estimate is that on the surfaces the plates lie on
+    (``comparison.estimated``, ``estimated_feet``), and what it puts on surfaces without plates (a box, a
+    seat) is drawn apart in the total's vertical (violet, as the raised surfaces' grids in Blender); frames
+    the comparison leaves out (a loaded foot off the plates) are shaded."""
     times = contact.times
     weight = contact.model.total_mass * float(np.linalg.norm(contact.dynamics.gravity))
     forward = comparison.forward if comparison is not None else _forward(contact)
     left = np.cross([0.0, 0.0, 1.0], forward)
     columns = []
     for f, foot in enumerate(contact.feet):
-        columns.append((foot, contact.foot_force[:, f], None if comparison is None else comparison.measured_feet[:, f]))
-    columns.append(("total", contact.total_force, None if comparison is None else comparison.measured))
+        columns.append((foot, contact.foot_force[:, f], None) if comparison is None else
+                       (foot, comparison.estimated_feet[:, f], comparison.measured_feet[:, f]))
+    columns.append(("total", contact.total_force, None) if comparison is None else
+                   ("total", comparison.estimated, comparison.measured))
     figure = new_figure(3.4 * len(columns) + 1.6, 6.2, left=0.85, right=0.75, top=0.85, wspace=0.06)
     axes = subplots(figure, 2, len(columns), sharex=True, sharey="row")
     for c, (name, estimated, measured) in enumerate(columns):
@@ -134,6 +140,10 @@ def plot_grf(contact, comparison, path: str | Path, *, title: str = "") -> Path:
             bottom.plot(times, force @ forward, color=srgb(kind), label=f"{label}, anteroposterior")
             bottom.plot(times, force @ left, color=srgb(kind), linestyle="--", linewidth=1.0,
                         label=f"{label}, mediolateral")
+        if name == "total" and comparison is not None and np.nanmax(comparison.off_plates) > OFF_PLATES_SHOWN * weight:
+            top.plot(times, comparison.off_plates, color=srgb("contact_raised"), linewidth=1.0,
+                     label="estimated, on surfaces without plates")
+            top.legend(fontsize=7, loc="upper left")
         top.set_title(name, fontsize=10, y=1.0)  # placed, not fitted above the tick labels
         bottom.set_xlabel("time [s]")
         for ax in (top, bottom):

@@ -190,6 +190,24 @@ def test_sit_to_stand_sits_on_a_seat(trials):
     assert plates.correlation_vertical > 0.95 and plates.rmse_vertical < 8.0  # 6.8 % BW (README)
 
 
+def test_the_grf_plot_draws_what_the_plates_measure_and_the_seat_apart(trials, tmp_path, monkeypatch):
+    """The GRF plot's total compares the estimate on the plates' surfaces with the plates (the figures in its
+    title), and draws the seat's share apart: the total with the seat left the plates by the body weight in
+    every seated phase."""
+    from mocap_dynamics.solver import plots
+    drawn = []
+    monkeypatch.setattr(plots, "save_figure", lambda figure, path: drawn.append(figure) or path)
+    result = trials["STS1"]
+    plates = result.plate_comparison
+    plots.plot_grf(result.contact, plates, tmp_path / "grf.png")
+    total = next(ax for ax in drawn[0].axes if ax.get_title() == "total")  # the vertical forces (the top row)
+    lines = {line.get_label(): line.get_ydata() for line in total.get_lines()}
+    np.testing.assert_allclose(lines["estimated from motion"], plates.estimated[:, 2])
+    np.testing.assert_allclose(lines["force plates"], plates.measured[:, 2])
+    np.testing.assert_allclose(lines["estimated, on surfaces without plates"], plates.off_plates)
+    assert plates.off_plates.max() > 0.8 * result.contact.body_weight  # she sits
+
+
 @pytest.mark.parametrize("cutoff", [12.0, "auto"])
 def test_a_sprinters_short_stances_are_found_at_a_runners_cutoff(shared_data, cutoff):
     """The sprint (250 Hz, stances of about 0.1 s on the plates): filtered at 12 Hz, as running often is, its
