@@ -3,7 +3,8 @@ batch and the sidebar's Export).
 
 - ``<name>_angles.mot`` / ``.csv``: clinical joint angles [deg] (OpenSim motion file)
 - ``<name>_torques.sto`` / ``.csv``: joint torques and root residuals (OpenSim storage file)
-- ``<name>_grf_estimated.mot`` / ``.csv``: the contact estimate's GRF per foot (OpenSim GRF file, Y up)
+- ``<name>_grf_estimated.mot`` / ``.csv``: the contact estimate's GRF per foot, then per other loaded segment
+  (OpenSim GRF file, Y up)
 - ``<name>_markers_filled.trc``: the markers after gap filling (OpenSim TRC, in the input file's own units and
   axes; still-missing samples are empty cells)
 - with ``opensim`` (``PipelineOptions.opensim``, ``--opensim``): ``opensim/``, the model, coordinates, external

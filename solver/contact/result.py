@@ -35,6 +35,9 @@ from .per_frame import PerFrameOptions, activations
 COP_MIN_FORCE = 20.0
 #: A surface carries load in the frames where its normal force is above this fraction of body weight.
 LOAD_THRESHOLD = 0.05
+#: A segment other than a foot is a contact body (``Contact.other_bodies``) when its points carry this fraction
+#: of the body weight in some frame.
+BODY_LOAD = 0.02
 
 
 @dataclass(frozen=True)
@@ -45,7 +48,9 @@ class Contact:
     (``point_segments`` (K,)); ``segment_force``/``segment_torque`` (T, S, 3), the torque about each
     segment's centre of mass; ``feet`` names the foot segments of ``foot_force``/``foot_cop``/
     ``foot_moment`` (T, F, 3): force, centre of pressure and free moment (about the COP, along the surface's
-    normal), ``foot_surface_force`` (T, F, S, 3) each foot's force per surface; ``total_force``/``total_cop``
+    normal), ``foot_surface_force`` (T, F, S, 3) each foot's force per surface; ``other_bodies`` the other
+    segments that carry load (``BODY_LOAD``: a seated pelvis and thighs, a hand on the floor) and
+    ``other_force``/``other_cop``/``other_moment`` (T, B, 3) theirs; ``total_force``/``total_cop``
     (T, 3) include every segment. A centre of pressure is NaN where
     the normal force is below ``COP_MIN_FORCE``. ``surfaces`` (empty: no support found) and
     ``surface_force`` (T, S, 3) the force each carries; ``patches`` describes the surfaces found from resting
@@ -77,6 +82,10 @@ class Contact:
     foot_cop: np.ndarray
     foot_moment: np.ndarray
     foot_surface_force: np.ndarray
+    other_bodies: tuple[str, ...]
+    other_force: np.ndarray
+    other_cop: np.ndarray
+    other_moment: np.ndarray
     total_force: np.ndarray
     total_cop: np.ndarray
     surface_force: np.ndarray
@@ -281,6 +290,17 @@ def _dominant(surfaces: tuple[Surface, ...], by_surface: np.ndarray, positions: 
     return np.take_along_axis(cops, pick, 0)[0], np.take_along_axis(moments, pick, 0)[0]
 
 
+def _per_body(bodies: list[int], surfaces: tuple[Surface, ...], by_surface: np.ndarray, positions: np.ndarray,
+              point_segments: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Force, centre of pressure and free moment (T, B, 3) of the points of each segment in ``bodies``
+    (``_dominant``)."""
+    if not bodies:
+        return (np.zeros((positions.shape[0], 0, 3)),) * 3
+    mine = [point_segments == i for i in bodies]
+    cop, moment = zip(*(_dominant(surfaces, by_surface[:, :, m], positions[:, m]) for m in mine))
+    return np.stack([by_surface[:, :, m].sum((0, 2)) for m in mine], 1), np.stack(cop, 1), np.stack(moment, 1)
+
+
 def _explained(with_contact: np.ndarray, without: np.ndarray) -> float:
     """1 - mean per-frame magnitude with contact / without (Fig. 6), over frames where both are finite."""
     a, b = np.linalg.norm(with_contact, axis=1), np.linalg.norm(without, axis=1)
@@ -312,14 +332,15 @@ def contact_from_surfaces(dynamics: Dynamics, surfaces: tuple[Surface, ...], nor
     loaded = np.flatnonzero(np.any(np.nan_to_num(forces) != 0.0, axis=(0, 2)))  # the points that ever push
     segment_force, segment_torque = segment_wrenches(model, dynamics.q, points.segments[loaded],
                                                      positions[:, loaded], forces[:, loaded], dynamics.poses)
+    weight = model.total_mass * float(np.linalg.norm(dynamics.gravity))
     feet = foot_segments(model)
-    per_foot = [_dominant(surfaces, by_surface[:, :, points.segments == i], positions[:, points.segments == i])
-                for i in feet]
-    stack = (lambda arrays: np.stack(arrays, axis=1) if feet else np.zeros((len(forces), 0, 3)))  # noqa: E731
+    others = [int(i) for i in np.unique(points.segments[loaded]) if i not in feet and np.nanmax(
+        np.linalg.norm(forces[:, points.segments == i].sum(1), axis=-1)) >= BODY_LOAD * weight]
+    foot_force, foot_cop, foot_moment = _per_body(feet, surfaces, by_surface, positions, points.segments)
+    other_force, other_cop, other_moment = _per_body(others, surfaces, by_surface, positions, points.segments)
     with_contact = rnea(model, dynamics.times, dynamics.q, dynamics.v, dynamics.a, gravity=dynamics.gravity,
                         external=ExternalForces(points.segments[loaded], positions[:, loaded], forces[:, loaded]),
                         options={**dynamics.options, "external": f"estimated contact ({force_model} forces)"})
-    weight = model.total_mass * float(np.linalg.norm(dynamics.gravity))
     rest = resting_distance(surfaces[0].material, supporting_points, weight / force_scale, constants) \
         if force_model == "spring" and surfaces else 0.0
     return Contact(
@@ -327,11 +348,12 @@ def contact_from_surfaces(dynamics: Dynamics, surfaces: tuple[Surface, ...], nor
         force_scale=force_scale, location=np.asarray(location, dtype=float), resting_distance=rest,
         point_segments=points.segments, point_positions=positions, point_velocities=velocities, point_forces=forces,
         segment_force=segment_force, segment_torque=segment_torque, feet=tuple(model.segments[i].name for i in feet),
-        foot_force=stack([forces[:, points.segments == i].sum(1) for i in feet]),
-        foot_cop=stack([cop for cop, _ in per_foot]), foot_moment=stack([moment for _, moment in per_foot]),
+        foot_force=foot_force, foot_cop=foot_cop, foot_moment=foot_moment,
         foot_surface_force=np.stack([np.moveaxis(by_surface[:, :, points.segments == i].sum(2), 0, 1)
                                      for i in feet], axis=1) if feet else np.zeros((len(forces), 0,
                                                                                      len(surfaces), 3)),
+        other_bodies=tuple(model.segments[i].name for i in others), other_force=other_force, other_cop=other_cop,
+        other_moment=other_moment,
         total_force=forces.sum(1), total_cop=_dominant(surfaces, by_surface[:, :, loaded], positions[:, loaded])[0],
         surface_force=np.moveaxis(by_surface.sum(2), 0, 1), root_wrench_without=dynamics.root_wrench,
         explained_force=_explained(with_contact.root_wrench[:, :3], dynamics.root_wrench[:, :3]),

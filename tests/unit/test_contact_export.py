@@ -50,3 +50,21 @@ def test_free_moment_is_along_the_floor_normal_and_zero_when_unloaded(contact):
     assert np.abs(moment[:, 2]).max() > 0.1  # a foot in stance twists the ground a little
     assert np.all(moment[unloaded] == 0)
     assert np.all(table.column("ground_force_1_px")[unloaded] == 0), "OpenSim files write 0 for no COP"
+
+
+def test_a_seated_pelvis_and_thighs_are_contact_bodies_in_the_file(shared_data, tmp_path):
+    """subject4_STS1 sits on a chair: after the feet, the file carries the segments the seat loads (pelvis and
+    thighs), each with its force, centre of pressure on the seat and free moment; the feet and they add up to
+    the whole estimate, the seat carrying the body weight while she sits."""
+    contact = run(shared_data / "subject4_STS1.trc", PipelineOptions(until="contact")).contact
+    assert contact.other_bodies == ("pelvis", "thigh_l", "thigh_r")
+    table = grf_table(contact, up_axis="Z")
+    assert table.header["bodies"] == "foot_l foot_r pelvis thigh_l thigh_r"
+    plates = read_grf_mot(write_table(grf_table(contact), tmp_path / "sts_grf_estimated.mot"))
+    assert len(plates) == 5
+    total = sum(np.stack([table.column(f"ground_force_{k}_v{axis}") for axis in "xyz"], 1) for k in range(1, 6))
+    np.testing.assert_allclose(total, contact.total_force, atol=1e-6 * contact.body_weight)
+    seated = table.column("ground_force_3_vz") > 0.5 * contact.body_weight
+    assert seated.mean() > 0.2, "five cycles: seated a good part of the trial"
+    seat = contact.patches[1]
+    np.testing.assert_allclose(table.column("ground_force_3_pz")[seated], seat.height, atol=0.02)  # on the seat
