@@ -56,6 +56,7 @@ class PipelineResult:
     dynamics: Dynamics | None = None
     dynamics_with_plates: Dynamics | None = None
     contact: Contact | None = None
+    dynamics_with_support: Dynamics | None = None
     plate_comparison: PlateComparison | None = None
     zero_gravity: ZeroGravity | None = None
     timings: dict = field(default_factory=dict)
@@ -64,10 +65,11 @@ class PipelineResult:
 
     @property
     def best_dynamics(self) -> Dynamics | None:
-        """The most complete torque estimate: with measured plate forces if the trial has them, else with the
+        """The most complete torque estimate: with measured plate forces if the trial has them (and the contact
+        estimated on the surfaces no plate measures, once estimated: ``contact.unmeasured``), else with the
         estimated contact forces, else with none."""
-        return self.dynamics_with_plates or (self.contact.dynamics if self.contact is not None else None) \
-            or self.dynamics
+        return self.dynamics_with_support or self.dynamics_with_plates or \
+            (self.contact.dynamics if self.contact is not None else None) or self.dynamics
 
     def report(self) -> dict:
         """A JSON-ready summary: what was read, converted and computed, and what the user should know."""

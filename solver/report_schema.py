@@ -132,7 +132,8 @@ class ResidualSummary(TypedDict):
 
 
 class DynamicsSummary(TypedDict):
-    """``Dynamics.summary(with_plates)``: torques and root residuals without and with the measured plates."""
+    """``Dynamics.summary(with_plates, with_support)``: torques and root residuals without and with the measured
+    plates, and with them and the contact estimated where no plate measures (``contact.unmeasured``)."""
 
     frames: int
     derivatives: dict[str, Any]  # derivatives (scheme), cutoff_hz, cutoff_source, first_frame
@@ -141,6 +142,7 @@ class DynamicsSummary(TypedDict):
     torques_with: str
     with_measured_plates: NotRequired[ResidualSummary]
     root_force_ratio_with_to_without_plates: NotRequired[float]
+    with_plates_and_estimated_support: NotRequired[ResidualSummary]
 
 
 class SurfaceSummary(TypedDict, total=False):

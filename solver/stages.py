@@ -26,7 +26,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Callable
 
-from .contact import compare_moments_with_plates, compare_with_plates, estimate_contact
+from .contact import compare_moments_with_plates, compare_with_plates, estimate_contact, with_unmeasured_support
 from .contact.plate_mass import disagreement, mass_from_plates
 from .dynamics import inverse_dynamics, plate_forces
 from .dynamics.derivatives import motion_derivatives
@@ -210,12 +210,15 @@ def _contact(path, state: dict, options: PipelineOptions, progress: Progress) ->
     if plate_mass is not None and (warning := disagreement(plate_mass, contact.model.total_mass,
                                                            contact.model.mass_source)):
         comparison = replace(comparison, warnings=comparison.warnings + (warning,))
-    with_plates = state.get("dynamics_with_plates")
+    with_plates, with_support = state.get("dynamics_with_plates"), None
     if comparison is not None and with_plates is not None:
         comparison = replace(comparison, moments=compare_moments_with_plates(contact.dynamics, with_plates,
                                                                              comparison.plates_see_all))
+        with_support = with_unmeasured_support(with_plates, contact, comparison)
     progress(1.0, contact.headline)
-    return {"contact": contact, "plate_comparison": comparison}
+    if with_support is not None:
+        progress(1.0, f"joint torques with the {with_support.options['external']}")
+    return {"contact": contact, "plate_comparison": comparison, "dynamics_with_support": with_support}
 
 
 def _zero_gravity(path, state: dict, options: PipelineOptions, progress: Progress) -> dict:

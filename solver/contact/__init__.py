@@ -11,7 +11,9 @@
   (``compare_moments_with_plates``).
 - ``flight``: the root force the motion needs where no body point is near a surface (``Contact.flight``): zero
   for exact kinematics, the motion's own check of its forces without plates.
-- ``export``: the estimated GRF per foot as an OpenSim GRF .mot table (``grf_table``).
+- ``unmeasured``: the torques with the measured plates and, on surfaces no plate measures (a box, a seat), the
+  estimated contact (``with_unmeasured_support``).
+- ``export``: the estimated GRF per contact body as an OpenSim GRF .mot table (``grf_table``).
 - ``simulate``: a body model landing and standing on known surfaces (``simulate_contact``): ground truth.
 - ``ball``: the paper's bouncing ball (§3), simulated and estimated.
 """
@@ -27,6 +29,7 @@ from .export import grf_table
 from .model import ContactConstants, Material, Plane, Surface, contact_forces, point_motion, resting_distance, \
     segment_wrenches
 from .per_frame import PerFrameOptions
+from .unmeasured import unmeasured_support, with_unmeasured_support
 from .simulate import ContactSimulation, PoseController, simulate_contact
 
 __all__ = [
@@ -35,5 +38,5 @@ __all__ = [
     "Plane", "PlateComparison", "PoseController", "Start", "Surface", "compare_moments_with_plates",
     "compare_with_plates", "contact_forces",
     "default_dynamics", "estimate_ball", "estimate_contact", "grf_table", "point_motion", "resting_distance",
-    "segment_wrenches", "simulate_ball", "simulate_contact",
+    "segment_wrenches", "simulate_ball", "simulate_contact", "unmeasured_support", "with_unmeasured_support",
 ]

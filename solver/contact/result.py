@@ -53,7 +53,8 @@ class Contact:
     ``other_force``/``other_cop``/``other_moment`` (T, B, 3) theirs; ``total_force``/``total_cop``
     (T, 3) include every segment. A centre of pressure is NaN where
     the normal force is below ``COP_MIN_FORCE``. ``surfaces`` (empty: no support found) and
-    ``surface_force`` (T, S, 3) the force each carries; ``patches`` describes the surfaces found from resting
+    ``surface_force`` (T, S, 3) the force each carries (``point_surface_forces`` (S, T, K, 3): each surface's
+    share of ``point_forces``); ``patches`` describes the surfaces found from resting
     points (``support.Patch``, none for the paper's plane). ``location`` (x, y) is where heights are
     measured. ``root_wrench_without`` (T, 6) is the root wrench with no contact, ``dynamics.root_wrench``
     the one left with it. ``explained_force``/``explained_torque``: 1 - mean|root force (torque) with
@@ -89,6 +90,7 @@ class Contact:
     total_force: np.ndarray
     total_cop: np.ndarray
     surface_force: np.ndarray
+    point_surface_forces: np.ndarray
     root_wrench_without: np.ndarray
     explained_force: float
     explained_torque: float
@@ -355,7 +357,8 @@ def contact_from_surfaces(dynamics: Dynamics, surfaces: tuple[Surface, ...], nor
         other_bodies=tuple(model.segments[i].name for i in others), other_force=other_force, other_cop=other_cop,
         other_moment=other_moment,
         total_force=forces.sum(1), total_cop=_dominant(surfaces, by_surface[:, :, loaded], positions[:, loaded])[0],
-        surface_force=np.moveaxis(by_surface.sum(2), 0, 1), root_wrench_without=dynamics.root_wrench,
+        surface_force=np.moveaxis(by_surface.sum(2), 0, 1), point_surface_forces=by_surface,
+        root_wrench_without=dynamics.root_wrench,
         explained_force=_explained(with_contact.root_wrench[:, :3], dynamics.root_wrench[:, :3]),
         explained_torque=_explained(with_contact.root_wrench[:, 3:], dynamics.root_wrench[:, 3:]),
         dynamics=with_contact, optimisation=record, force_model=force_model, patches=tuple(patches),

@@ -184,6 +184,19 @@ def test_plot_panel_parts_the_estimate_between_the_floor_and_the_box(render, tri
     assert has_hue(panel, "force_estimated", colours).sum() > 200, "the floor's share is drawn"
 
 
+def test_on_the_box_the_disks_show_the_ankles_holding_the_body(trial):
+    """The box has no plate: the torques shown are the plates' and, on the box, the estimate's (with the plates
+    alone the ankles would show nothing while the subject stands on the box)."""
+    meta = trial["mocap_dynamics"].to_dict()
+    assert meta["dynamics"]["torques_with"] == "measured force plates, estimated contact on raised surface 1"
+    for side in "lr":
+        disk, torques = bpy.data.objects[f"foot_{side} torque"], []
+        for frame in range(5, 86, 5):  # standing on the box
+            bpy.context.scene.frame_set(frame)
+            torques.append(disk["torque_Nm"] / meta["model"]["mass_kg"])
+        assert 0.2 < np.mean(torques) < 1.5, (side, torques)  # 0.45 N·m/kg; the plates alone: 0.004
+
+
 def test_follow_camera_keeps_the_subject_in_frame_and_moves_smoothly(render, trial):
     scene = bpy.context.scene
     overlay = render.setup_overlay(scene, trial, render.RenderOptions(frames=(60, 220), sequence=True))

@@ -1,0 +1,69 @@
+"""Joint torques with the measured plates and the contact estimated on the surfaces no plate measures
+(``solver.contact.unmeasured``): a drop jump's box and a sit-to-stand's chair have no plate. Checked by what
+the physics says and the plates cannot: with the support's force the body needs no root force there (with the
+plates alone it needs the body weight); where the plates see all the contact, the torques are the plates'."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mocap_dynamics.solver.contact import compare_with_plates, with_unmeasured_support
+from mocap_dynamics.solver.dynamics import joint_moments
+from mocap_dynamics.solver.pipeline import PipelineOptions, run
+from tests.unit.test_contact_plate_under_box import drop_jump, with_box_plate  # noqa: F401  (fixture)
+
+MAIN = (("hip_l", "flexion"), ("hip_r", "flexion"), ("knee_l", "flexion"), ("knee_r", "flexion"),
+        ("ankle_l", "dorsiflexion"), ("ankle_r", "dorsiflexion"))
+
+
+def root_force_bw(dynamics, weight: float) -> np.ndarray:
+    return np.linalg.norm(dynamics.root_wrench[:, :3], axis=1) / weight
+
+
+@pytest.fixture(scope="module")
+def sit_to_stand(shared_data):
+    return run(shared_data / "subject4_STS1.trc", PipelineOptions(until="contact"))
+
+
+@pytest.mark.parametrize("name", ["drop_jump", "sit_to_stand"])
+def test_the_support_without_a_plate_carries_the_body_where_the_plates_see_nothing(name, request):
+    result = request.getfixturevalue(name)
+    contact, plates = result.contact, result.plate_comparison
+    weight = contact.body_weight
+    supported = plates.off_plates > 0.5 * weight  # on the box, on the seat
+    assert supported.mean() > 0.2
+    with_plates, with_support = result.dynamics_with_plates, result.dynamics_with_support
+    assert result.best_dynamics is with_support
+    assert with_support.options["external"] == "measured force plates, estimated contact on raised surface 1"
+    assert np.nanmean(root_force_bw(with_plates, weight)[supported]) > 0.8  # the plates miss the body weight
+    assert np.nanmean(root_force_bw(with_support, weight)[supported]) < 0.1  # 0.9 / 7.8 % BW
+    assert result.report()["dynamics"]["torques_with"] == with_support.options["external"]
+    mass, see = contact.model.total_mass, plates.plates_see_all
+    moments, measured = joint_moments(with_support), joint_moments(with_plates)
+    for joint, component in MAIN:  # where the plates see all, the plates' torques (off them: < 2 % BW)
+        gap = np.abs(moments.moment(joint, component) - measured.moment(joint, component))[see] / mass
+        assert np.nanmax(gap) < 0.05, (joint, np.nanmax(gap))
+
+
+def test_standing_on_the_box_needs_plantarflexors(drop_jump):  # noqa: F811
+    """On the box the plates see nothing: with them alone the ankles carry no moment; with the box's force the
+    ankles hold the body (plantarflexor, a negative dorsiflexion moment), as the estimate alone has it."""
+    contact = drop_jump.contact
+    on_box = drop_jump.plate_comparison.off_plates > 0.9 * contact.body_weight
+    for dynamics, low, high in ((drop_jump.dynamics_with_plates, -0.05, 0.05),
+                                (drop_jump.dynamics_with_support, -1.0, -0.2)):
+        ankle = joint_moments(dynamics).moment("ankle_l", "dorsiflexion")[on_box] / contact.model.total_mass
+        assert low < np.nanmean(ankle) < high, np.nanmean(ankle)
+
+
+def test_a_box_on_a_plate_is_measured_not_estimated(drop_jump):  # noqa: F811
+    trial, _ = with_box_plate(drop_jump)
+    comparison = compare_with_plates(drop_jump.contact, trial)
+    assert with_unmeasured_support(drop_jump.dynamics_with_plates, drop_jump.contact, comparison) is None
+
+
+def test_a_level_walk_keeps_the_plates_torques(shared_data):
+    result = run(shared_data / "subject4_walking1.trc", PipelineOptions(until="contact"))
+    assert result.dynamics_with_support is None and result.best_dynamics is result.dynamics_with_plates
+    assert result.report()["dynamics"]["torques_with"] == "measured force plates"
