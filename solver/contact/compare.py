@@ -55,6 +55,12 @@ if TYPE_CHECKING:  # compare_moments reads this module's correlation
 
 #: Default contact threshold, as a fraction of body weight.
 THRESHOLD_BW = 0.05
+#: An unmatched foot stance is a step off the plates when the plates miss this share of its estimated load or
+#: more over it (a plate under both feet, its load given to the other foot, misses none of it) and the
+#: estimate loads the foot with ``STEP_LOAD`` of the body weight at least once: the steps beside the plates of
+#: the trials in ``../shared/data`` peak at 0.41-3.3 BW; a seated foot the plate reads below ``threshold``, at
+#: 0.08.
+OFF_PLATES_MISSED, STEP_LOAD = 0.5, 0.25
 #: Single support: the plates see one foot loaded, with at least this fraction of body weight.
 SINGLE_SUPPORT = 0.5
 #: The plates see all the contact where surfaces without plates carry under this fraction of body weight.
@@ -101,7 +107,9 @@ class PlateComparison:
     ``estimated_cop`` (T, F, 3) per foot; ``covered`` (T,) the frames compared, ``single`` (T, F) the covered
     frames in which the plates see only that foot. RMSEs in % body weight, ``forward`` the anteroposterior
     direction (3,), ``plate_surfaces`` the surface each plate measures, ``off_plates`` (T,) the vertical force
-    [N] the estimate puts on surfaces no plate measures (a box, a seat); ``warnings`` what the plates say
+    [N] the estimate puts on surfaces no plate measures (a box, a seat), ``steps_off_plates`` (T, F) the frames
+    of each foot's stances that no plate stance matches and whose load the plates miss (``OFF_PLATES_MISSED``,
+    ``STEP_LOAD``: a step beside the plates); ``warnings`` what the plates say
     against the estimate's premises (``plate_mass.disagreement``: another body mass); ``moments`` the joint
     moments with the estimate against those with the plates (``compare_moments_with_plates``), when both were
     computed.
@@ -126,6 +134,7 @@ class PlateComparison:
     threshold: float
     forward: np.ndarray
     off_plates: np.ndarray
+    steps_off_plates: np.ndarray
     warnings: tuple[str, ...] = ()
     moments: MomentComparison | None = None
 
@@ -315,10 +324,15 @@ def compare_with_plates(contact: Contact, trial: Trial, *, threshold: float | No
               for event in _contact_events(measured_stances[f], foot_stances[f], f, times, 1.0 / trial.rate)]
     estimated = contact.surface_force[:, seen].sum(1) if seen else np.zeros((n_frames, 3))
     covered = np.isfinite(measured_plates).all((1, 2)) & np.isfinite(estimated).all(1)  # no pose: no estimate
+    steps_off_plates = np.zeros((n_frames, len(feet)), bool)
+    missed = estimated[:, 2] - np.nansum(measured_plates[..., 2], axis=1)  # what the plates do not see
     for f, stances in enumerate(foot_stances):
         for (start, end), matched in zip(stances, covered_stance[f]):
             if not matched:
                 covered[start:end] = False
+                load = foot_on_plates[start:end, f, 2]
+                steps_off_plates[start:end, f] = np.nanmax(load) >= STEP_LOAD * body_weight and \
+                    np.nansum(missed[start:end]) > OFF_PLATES_MISSED * np.nansum(load)
     with np.errstate(invalid="ignore", divide="ignore"):
         measured_cop = cop_moment / measured_feet[..., 2:3]
         loaded = measured_feet[..., 2] > threshold
@@ -335,7 +349,7 @@ def compare_with_plates(contact: Contact, trial: Trial, *, threshold: float | No
         estimated_cop=contact.foot_cop, covered=covered, single=single,
         plate_names=tuple(p.name for p in trial.plates), plate_surfaces=surfaces, feet=feet, events=tuple(events),
         body_weight=body_weight, threshold=threshold, forward=forward,
-        off_plates=np.delete(contact.surface_force, seen, axis=1)[..., 2].sum(1),
+        off_plates=np.delete(contact.surface_force, seen, axis=1)[..., 2].sum(1), steps_off_plates=steps_off_plates,
         warnings=_under_both_feet(trial, measured_plates, foot_on_plates, body_weight))
 
 

@@ -1,7 +1,8 @@
 """OpenSim 4.6 loads our exported model, motion and loads and reproduces our numbers (issue 20).
 
-On subject4_walking1 and subject4_DJ3 (plates, default options), and subject4_walking1 without its plates
-(the loads are then the contact estimated from the motion), ``--opensim`` files:
+On subject4_walking1 and subject4_DJ3 (plates, default options), subject4_walking1 without its plates (the
+loads are then the contact estimated from the motion) and subject4_STS1 (the plates and, on the chair, which
+has none, the estimated contact: ``contact.unmeasured``), ``--opensim`` files:
 
 - the model's kinematics: OpenSim's markers at the exported coordinates are ours (1e-9 m);
 - inverse dynamics with the same velocities and accelerations (OpenSim's ``InverseDynamicsSolver`` on the
@@ -32,20 +33,24 @@ osim = pytest.importorskip("opensim")
 from tests.peers.opensim_helpers import coordinate_states, inverse_dynamics_tool, inverse_kinematics_rms, \
     our_derivatives, solve_inverse_dynamics, spline_derivatives  # noqa: E402
 
-#: (trial, its plates used): without them the loads are the contact estimated from the motion.
-CASES = (("subject4_walking1", True), ("subject4_DJ3", True), ("subject4_walking1", False))
+#: (trial, the loads exported as the export's note names them): the plates; without them, the contact
+#: estimated from the motion; the plates and the contact estimated on the chair.
+CASES = {"walking1-plates": ("subject4_walking1", "measured force plates"),
+         "DJ3-plates": ("subject4_DJ3", "measured force plates"),
+         "walking1-estimated": ("subject4_walking1", "contact forces estimated from the motion"),
+         "STS1-plates-and-chair": ("subject4_STS1", "measured force plates, estimated contact on raised surface 1")}
 
 
-@pytest.fixture(scope="module", params=CASES, ids=lambda c: f"{c[0]}-{'plates' if c[1] else 'estimated'}")
+@pytest.fixture(scope="module", params=CASES.values(), ids=CASES.keys())
 def exported(request, shared_data, tmp_path_factory):
-    name, plates = request.param
+    name, source = request.param
+    plates, estimated = source.startswith("measured"), "estimated" in source
     result = run(shared_data / f"{name}.trc", PipelineOptions(static=str(shared_data / "subject4_static1.trc"),
                                                               grf="auto" if plates else None, opensim=True,
-                                                              until="dynamics" if plates else "contact"))
+                                                              until="contact" if estimated else "dynamics"))
     out = tmp_path_factory.mktemp(name)
     written, notes = write_results(result, out)
-    source = "measured force plates" if plates else "contact forces estimated from the motion"
-    assert any(source in note for note in notes), notes
+    assert any(f"external loads: the {source}," in note for note in notes), notes
     return name, result, out / "opensim"
 
 
