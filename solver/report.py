@@ -136,6 +136,9 @@ def summary(report: Report) -> str:
         if "with_measured_plates" in dyn:
             with_plates = dyn["with_measured_plates"]["root_force_mean_percent_bw"]
             line += f", {figure(with_plates, '.0f')} % with the measured plates"
+        if "with_plates_and_estimated_support" in dyn:
+            filled = dyn["with_plates_and_estimated_support"]["root_force_mean_percent_bw"]
+            line += f", {figure(filled, '.0f')} % with the {dyn['torques_with']} (the torques' forces)"
         lines.append(line)
     contact = report.get("contact")
     if contact:
