@@ -217,6 +217,9 @@ class MOCAP_DYNAMICS_PT_dynamics(_SubStep, bpy.types.Panel):
         if "with_measured_plates" in dyn:
             box.label(text=f"With measured plates: "
                            f"{figure(dyn['with_measured_plates'].get('root_force_mean_percent_bw'), '.0f')} % BW")
+        if "with_plates_and_estimated_support" in dyn:  # the plates and, where none measures, the estimate
+            filled = dyn["with_plates_and_estimated_support"].get("root_force_mean_percent_bw")
+            box.label(text=f"With them and the estimate where none measures: {figure(filled, '.0f')} % BW")
         box.label(text=f"Disks show torques with {dyn['torques_with']}")
         _peaks(box, dyn["peak_joint_torque_nm"], 4, 0)
 
