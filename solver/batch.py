@@ -68,7 +68,8 @@ CONNECT_TIMEOUT = 10
 GRACE_S = 10.0
 #: The summary's columns: figures from each trial's report.json (empty where the trial has none).
 COLUMNS = ("trial", "status", "message", "input", "frames", "mass_kg", "marker_rms_mm", "converged_percent",
-           "root_force_no_contact_percent_bw", "root_force_with_plates_percent_bw", "explained_force_percent",
+           "root_force_no_contact_percent_bw", "root_force_with_plates_percent_bw",
+           "root_force_with_plates_and_estimate_percent_bw", "torques_with", "explained_force_percent",
            "root_force_with_contact_percent_bw", "flight_root_force_percent_bw", "plate_rmse_vertical_percent_bw",
            "plate_correlation_vertical", "plate_moments_mean_r", "plate_moments_mean_rmse_nm_per_kg",
            "import_s", "calibrate_s", "reconstruct_s", "dynamics_s", "contact_s", "pipeline_s")
@@ -303,6 +304,9 @@ def report_figures(report: Report) -> dict:
             "converged_percent": get("reconstruction", "converged_percent"),
             "root_force_no_contact_percent_bw": without,
             "root_force_with_plates_percent_bw": get("dynamics", "with_measured_plates", "root_force_mean_percent_bw"),
+            "root_force_with_plates_and_estimate_percent_bw": get("dynamics", "with_plates_and_estimated_support",
+                                                                  "root_force_mean_percent_bw"),
+            "torques_with": get("dynamics", "torques_with"),
             "explained_force_percent": None if explained is None else 100.0 * explained,
             "root_force_with_contact_percent_bw": None if None in (without, explained) else without * (1 - explained),
             "flight_root_force_percent_bw": get("contact", "flight", "root_force_rms_percent_bw"),
