@@ -23,7 +23,7 @@ from .compare import PlateComparison
 from .result import BODY_LOAD, Contact
 
 #: ``Dynamics.options["external"]`` of the torques this module computes: the plates and ``SUPPORTS``.
-DESCRIPTION = "measured force plates, estimated contact {supports}"
+DESCRIPTION = "measured force plates and the estimated contact {supports}"
 STEPS_OFF_PLATES = "on steps off the plates"
 
 

@@ -188,7 +188,7 @@ def test_on_the_box_the_disks_show_the_ankles_holding_the_body(trial):
     """The box has no plate: the torques shown are the plates' and, on the box, the estimate's (with the plates
     alone the ankles would show nothing while the subject stands on the box)."""
     meta = trial["mocap_dynamics"].to_dict()
-    assert meta["dynamics"]["torques_with"] == "measured force plates, estimated contact on raised surface 1"
+    assert meta["dynamics"]["torques_with"] == "measured force plates and the estimated contact on raised surface 1"
     for side in "lr":
         disk, torques = bpy.data.objects[f"foot_{side} torque"], []
         for frame in range(5, 86, 5):  # standing on the box

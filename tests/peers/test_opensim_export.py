@@ -38,7 +38,8 @@ from tests.peers.opensim_helpers import coordinate_states, inverse_dynamics_tool
 CASES = {"walking1-plates": ("subject4_walking1", "measured force plates"),
          "DJ3-plates": ("subject4_DJ3", "measured force plates"),
          "walking1-estimated": ("subject4_walking1", "contact forces estimated from the motion"),
-         "STS1-plates-and-chair": ("subject4_STS1", "measured force plates, estimated contact on raised surface 1")}
+         "STS1-plates-and-chair": ("subject4_STS1",
+                                   "measured force plates and the estimated contact on raised surface 1")}
 
 
 @pytest.fixture(scope="module", params=CASES.values(), ids=CASES.keys())

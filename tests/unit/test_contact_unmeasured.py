@@ -36,7 +36,7 @@ def test_the_support_without_a_plate_carries_the_body_where_the_plates_see_nothi
     assert supported.mean() > 0.2
     with_plates, with_support = result.dynamics_with_plates, result.dynamics_with_support
     assert result.best_dynamics is with_support
-    assert with_support.options["external"] == "measured force plates, estimated contact on raised surface 1"
+    assert with_support.options["external"] == "measured force plates and the estimated contact on raised surface 1"
     assert np.nanmean(root_force_bw(with_plates, weight)[supported]) > 0.8  # the plates miss the body weight
     assert np.nanmean(root_force_bw(with_support, weight)[supported]) < 0.1  # 0.9 / 7.8 % BW
     assert result.report()["dynamics"]["torques_with"] == with_support.options["external"]
@@ -74,7 +74,7 @@ def test_a_step_beside_the_plates_is_filled_in_and_the_steps_on_them_are_the_pla
     assert steps[:, 0].sum() >= 8 and not steps[:, 1].any() and not (steps.any(1) & plates.covered).any()
     with_plates, with_support = result.dynamics_with_plates, result.dynamics_with_support
     assert result.best_dynamics is with_support
-    assert with_support.options["external"] == "measured force plates, estimated contact on steps off the plates"
+    assert with_support.options["external"] == "measured force plates and the estimated contact on steps off the plates"
     off = steps.any(1)
     assert np.nanmean(root_force_bw(with_plates, weight)[off]) > 0.3
     assert np.nanmean(root_force_bw(with_support, weight)[off]) < 0.12
