@@ -22,7 +22,9 @@ from ..dynamics import Dynamics, ExternalForces, rnea
 from .compare import PlateComparison
 from .result import BODY_LOAD, Contact
 
-#: ``Dynamics.options["external"]`` of the torques this module computes: the plates and ``SUPPORTS``.
+#: ``Dynamics.options["external"]`` of the torques this module computes: the plates and the supports
+#: ``unmeasured_support`` names (a surface, or the steps, that never carries ``BODY_LOAD`` is not named, its
+#: small forces still count).
 DESCRIPTION = "measured force plates and the estimated contact {supports}"
 STEPS_OFF_PLATES = "on steps off the plates"
 
