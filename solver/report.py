@@ -30,7 +30,7 @@ def build_report(result) -> Report:
     if result.motion is not None:
         report["reconstruction"] = result.motion.summary()
     if result.dynamics is not None:
-        report["dynamics"] = result.dynamics.summary(result.dynamics_with_plates, result.dynamics_with_support)
+        report["dynamics"] = result.dynamics.summary(result.dynamics_with_plates, result.best_dynamics)
     if result.contact is not None:
         contact: ContactSummary = result.contact.summary()
         if result.plate_comparison is not None:

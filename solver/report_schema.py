@@ -132,8 +132,9 @@ class ResidualSummary(TypedDict):
 
 
 class DynamicsSummary(TypedDict):
-    """``Dynamics.summary(with_plates, with_support)``: torques and root residuals without and with the measured
-    plates, and with them and the contact estimated where no plate measures (``contact.unmeasured``)."""
+    """``Dynamics.summary(with_plates, shown)``: torques and root residuals without and with the measured plates,
+    and with them and the contact estimated where no plate measures (``contact.unmeasured``); ``torques_with``
+    names the forces of the torques shown and written."""
 
     frames: int
     derivatives: dict[str, Any]  # derivatives (scheme), cutoff_hz, cutoff_source, first_frame

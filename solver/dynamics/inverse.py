@@ -141,11 +141,12 @@ class Dynamics:
                 "root_force_mean_percent_bw": float(100 * np.nanmean(force) / weight),
                 "root_force_max_n": float(np.nanmax(force)), "root_torque_mean_nm": float(np.nanmean(torque))}
 
-    def summary(self, with_plates: Dynamics | None = None, with_support: Dynamics | None = None) -> DynamicsSummary:
-        """The report's ``dynamics`` section: these dynamics (no external forces) and, given them, those with the
-        measured plate forces and those with the plates and the contact estimated where no plate measures
-        (``contact.unmeasured``); the joint torques of the last given are the peaks reported."""
-        best = with_support or with_plates or self
+    def summary(self, with_plates: Dynamics | None = None, shown: Dynamics | None = None) -> DynamicsSummary:
+        """The report's ``dynamics`` section: these dynamics (no external forces), those with the measured plate
+        forces when given, and the torques ``shown`` and written (``PipelineResult.best_dynamics``: with the
+        plates, the plates and the contact estimated where none measures, or the estimated contact), whose
+        forces ``torques_with`` names (their ``options["external"]``) and whose joint torques' peaks it gives."""
+        best = shown or with_plates or self
         peaks = np.nanmax(np.linalg.norm(best.joint_torque_world, axis=-1), axis=0)
         out: DynamicsSummary = {
             "frames": len(self.times),
@@ -153,15 +154,15 @@ class Dynamics:
             "without_external_forces": self.residual_summary(),
             "peak_joint_torque_nm": {s.name: float(peaks[k]) for k, s in enumerate(best.model.segments)
                                      if k > 0 and s.joint != "weld"},
-            "torques_with": with_support.options["external"] if with_support is not None else
-            "measured force plates" if with_plates is not None else "no external forces",
+            "torques_with": best.options.get("external", "measured force plates" if best is with_plates else
+                                             "no external forces"),
         }
         if with_plates is not None:
             out["with_measured_plates"] = with_plates.residual_summary()
             out["root_force_ratio_with_to_without_plates"] = (out["with_measured_plates"]["root_force_mean_n"]
                                                               / out["without_external_forces"]["root_force_mean_n"])
-        if with_support is not None:
-            out["with_plates_and_estimated_support"] = with_support.residual_summary()
+            if best is not with_plates:
+                out["with_plates_and_estimated_support"] = best.residual_summary()
         return out
 
     @property

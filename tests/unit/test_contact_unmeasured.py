@@ -82,3 +82,15 @@ def test_a_step_beside_the_plates_is_filled_in_and_the_steps_on_them_are_the_pla
     for joint, component in MAIN:
         gap = moments.moment(joint, component) - measured.moment(joint, component)
         assert np.nanmax(np.abs(gap[plates.covered])) < 1e-9, joint
+
+
+def test_without_plates_the_report_names_the_estimate_as_the_torques_forces(shared_data):
+    """walking1 without its plates: the torques shown and written are those with the estimated contact, and the
+    report says so (it said "no external forces" of them)."""
+    result = run(shared_data / "subject4_walking1.trc", PipelineOptions(until="contact", grf=None))
+    assert result.best_dynamics is result.contact.dynamics
+    dynamics = result.report()["dynamics"]
+    assert dynamics["torques_with"] == "estimated contact (per_frame forces)"
+    assert "with_measured_plates" not in dynamics and "with_plates_and_estimated_support" not in dynamics
+    dynamics_only = run(shared_data / "subject4_walking1.trc", PipelineOptions(until="dynamics", grf=None))
+    assert dynamics_only.report()["dynamics"]["torques_with"] == "no external forces"
