@@ -58,7 +58,8 @@ def unmeasured_support(contact: Contact, comparison: PlateComparison) -> tuple[s
 def with_unmeasured_support(with_plates: Dynamics, contact: Contact, comparison: PlateComparison) -> Dynamics | None:
     """Inverse dynamics with the plates' forces (``with_plates.external``) and the estimate's where no plate
     measures (module docstring), on the frames of ``with_plates``, which the contact shares; None when no
-    such support carries load."""
+    such support carries load, or when the estimate's forces there leave the root force no lower than the
+    plates alone (they would count a load the plates measure twice: a support found where there is none)."""
     supports, estimated = unmeasured_support(contact, comparison)
     if estimated is None:
         return None
@@ -67,6 +68,9 @@ def with_unmeasured_support(with_plates: Dynamics, contact: Contact, comparison:
                               np.concatenate([plates.points, estimated.points], axis=1),
                               np.concatenate([plates.forces, estimated.forces], axis=1),
                               np.concatenate([plates.moments, estimated.moments], axis=1))
-    return rnea(with_plates.model, with_plates.times, with_plates.q, with_plates.v, with_plates.a,
-                gravity=with_plates.gravity, external=external,
-                options={**with_plates.options, "external": DESCRIPTION.format(supports=supports)})
+    filled = rnea(with_plates.model, with_plates.times, with_plates.q, with_plates.v, with_plates.a,
+                  gravity=with_plates.gravity, external=external,
+                  options={**with_plates.options, "external": DESCRIPTION.format(supports=supports)})
+    acting = np.any(estimated.forces != 0.0, axis=(1, 2))
+    root = [np.nanmean(np.linalg.norm(d.root_wrench[acting, :3], axis=1)) for d in (with_plates, filled)]
+    return filled if root[1] < root[0] else None  # a fill-in that does not lower the root force counts twice

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from mocap_dynamics.solver.contact import compare_with_plates, with_unmeasured_support
-from mocap_dynamics.solver.dynamics import joint_moments
+from mocap_dynamics.solver.dynamics import inverse_dynamics, joint_moments, plate_forces
+from mocap_dynamics.solver.dynamics.derivatives import motion_derivatives
 from mocap_dynamics.solver.pipeline import PipelineOptions, run
 from tests.unit.test_contact_plate_under_box import drop_jump, with_box_plate  # noqa: F401  (fixture)
 
@@ -94,3 +95,17 @@ def test_without_plates_the_report_names_the_estimate_as_the_torques_forces(shar
     assert "with_measured_plates" not in dynamics and "with_plates_and_estimated_support" not in dynamics
     dynamics_only = run(shared_data / "subject4_walking1.trc", PipelineOptions(until="dynamics", grf=None))
     assert dynamics_only.report()["dynamics"]["torques_with"] == "no external forces"
+
+
+def test_a_fill_in_that_counts_a_measured_load_twice_is_refused(drop_jump):  # noqa: F811
+    """DJ3's torques with a fourth plate under the box (the box's load as estimated), filled in as if that plate
+    were not there: the box's load would count twice and the root force rise, so the plates' torques stay."""
+    trial, _ = with_box_plate(drop_jump)
+    options = PipelineOptions()
+    derived = motion_derivatives(drop_jump.motion, cutoff=options.filter_cutoff, scheme=options.derivatives)
+    four_plates = inverse_dynamics(drop_jump.motion, derivatives=derived,
+                                   external=plate_forces(trial, drop_jump.motion))
+    np.testing.assert_array_equal(four_plates.times, drop_jump.contact.times)
+    assert with_unmeasured_support(four_plates, drop_jump.contact, drop_jump.plate_comparison) is None
+    assert with_unmeasured_support(drop_jump.dynamics_with_plates, drop_jump.contact,
+                                   drop_jump.plate_comparison) is not None
