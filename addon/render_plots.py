@@ -41,6 +41,7 @@ GRF_FLOOR, GRF_RAISED = "GRF vertical floor estimated", "GRF vertical raised est
 TEXT_SIZE = 0.024  # of the image height
 LINE, THIN = 3.0, 1.2  # curve and grid widths at 720 lines [px]
 KEY_ROW = 1.2  # the height of a row of a plot's key, in text sizes
+TORQUE_KINDS = ("torque_absorbing", "torque_generating")  # the torque's colour while its power is <= 0, > 0
 #: A joint by the segment it moves: joint name (e.g. "knee_r") -> segment name ("shank_r").
 JOINT_SEGMENT = {a.origin: a.name for a in ANATOMY if a.parent is not None}
 
@@ -82,11 +83,11 @@ def plot_data(collection: bpy.types.Collection, rig: bpy.types.Object | None, jo
     """The sources of the panel for the trial; ``joint`` by its name (``knee_r``) or its segment's."""
     sources, grf = [], []
     if rig is not None:
-        estimated = ([(GRF_FLOOR, "force_estimated", "estimated, floor", True),
-                      (GRF_RAISED, "contact_raised", "estimated, raised", True)] if GRF_RAISED in rig
-                     else [(GRF_ESTIMATED, "force_estimated", "estimated", True)])
-        for prop, kind, label, wanted in [(GRF_MEASURED, "force_measured", "measured", plates), *estimated]:
-            if wanted and prop in rig:
+        curves = [(GRF_MEASURED, "force_measured", "measured")] * plates + (
+            [(GRF_FLOOR, "force_estimated", "estimated, floor"), (GRF_RAISED, "contact_raised", "estimated, raised")]
+            if GRF_RAISED in rig else [(GRF_ESTIMATED, "force_estimated", "estimated")])
+        for prop, kind, label in curves:
+            if prop in rig:
                 grf.append((len(sources), kind, label))
                 sources.append((rig, prop))
     segment = JOINT_SEGMENT.get(joint, joint)
@@ -221,7 +222,7 @@ def draw(canvas: Canvas, palette: Palette, panel: float, data: PlotData, frames:
             series = [(values[:, index], kind, label) for index, kind, label in data.grf]
             keys = [(label, kind) for _, kind, label in series] + [("body weight", "faint")] * bool(data.body_weight)
         else:
-            keys = [("generating", "torque_generating"), ("absorbing", "torque_absorbing")]
+            keys = [("generating", TORQUE_KINDS[1]), ("absorbing", TORQUE_KINDS[0])]
         rows = _key_rows(keys, box_left - 3.0 * size, box_right, size)
         box_top = top - (3.2 + KEY_ROW * (len(rows) - 1)) * size
         if name == "grf":
@@ -244,10 +245,9 @@ def draw(canvas: Canvas, palette: Palette, panel: float, data: PlotData, frames:
             torque, power = values[:, data.torque], values[:, data.torque + 1]
             high = max(float(np.nanmax(torque)) if np.isfinite(torque).any() else 0.0, 1.0)
             box = _Axes(box_left, bottom, box_right - box_left, box_top - bottom, 0.0, 1.05 * high)
-            kinds = ["torque_absorbing", "torque_generating"]
             _plot(canvas, palette, box, f"{_joint_label(data.joint)} torque", "N·m", rows, size, ticks, name)
             runs, colours = _runs(x, box.y(torque), (np.nan_to_num(power) > 0).astype(int))
             if runs:
-                canvas.lines("joint torque", runs, LINE * scale, [flat_material(k, COLOURS[k]) for k in kinds],
+                canvas.lines("joint torque", runs, LINE * scale, [flat_material(k, COLOURS[k]) for k in TORQUE_KINDS],
                              colours)
             _cursor(canvas, palette, box, frames, x, [(torque, flat_material("ink", palette.ink))], name)
