@@ -3,8 +3,12 @@
 - each estimated surface as its own patch, drawn as a wireframe grid (so it renders): the floor in blue over
   where the contact points went, each raised surface (a box, a step, a seat) in violet over its extent;
 - the estimated ground reaction force of each foot as an arrow at its centre
-  of pressure (green; measured plate forces stay orange beside them);
-- an arrow at every contact point that carries load at some time;
+  of pressure (green; measured plate forces stay orange beside them), and of
+  every other contact body (a seated pelvis and thighs: ``Contact.other_bodies``)
+  as an arrow that ends at its centre of pressure, coming from the seat below
+  (drawn from there up, it would lie hidden inside the body);
+- an arrow at every contact point that carries load at some time (ending at
+  the point but on the feet);
 - vertical GRF, estimated and measured, as Graph Editor curves on the rig; with raised surfaces, the
   estimate's share on the floor and on them too (the plates in a floor measure the first);
 - each foot's stances as keyed booleans on the rig and heel strikes and toe
@@ -80,11 +84,15 @@ def build_contact_visuals(contact: Contact, trial: Trial, trial_collection: bpy.
     for f, foot in enumerate(contact.feet):
         arrow = create_arrow(f"{foot} estimated GRF", collection, "force_estimated", scene)
         key_arrow(arrow, frames, contact.foot_cop[:, f], contact.foot_force[:, f])
+    for b, body in enumerate(contact.other_bodies):
+        arrow = create_arrow(f"{body} estimated contact force", collection, "force_estimated", scene, pushes=True)
+        key_arrow(arrow, frames, contact.other_cop[:, b], contact.other_force[:, b])
     weight = contact.body_weight
     magnitude = np.linalg.norm(contact.point_forces, axis=-1)
     for k in np.flatnonzero(np.nanmax(magnitude, axis=0) > ACTIVE_POINT_FRACTION * weight):
         segment = contact.model.segments[contact.point_segments[k]].name
-        arrow = create_arrow(f"{segment} contact {k}", collection, "force_estimated", scene)
+        arrow = create_arrow(f"{segment} contact {k}", collection, "force_estimated", scene,
+                             pushes=segment not in contact.feet)
         key_arrow(arrow, frames, contact.point_positions[:, k], contact.point_forces[:, k])
     curves = {f"GRF vertical {foot} estimated": contact.foot_force[:, f, 2] for f, foot in enumerate(contact.feet)}
     curves["GRF vertical total estimated"] = contact.total_force[:, 2]

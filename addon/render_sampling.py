@@ -20,7 +20,7 @@ import bpy
 import numpy as np
 
 from .armature import BODY_PROP, RIG_PROP
-from .arrows import HEAD_LENGTH
+from .arrows import HEAD_LENGTH, PUSHES_PROP
 
 SHORTEST_ARROW = 0.01  # m: shorter arrows are not framed (a plate without load, a force near zero)
 BONE_MARGIN = 0.12  # m around bone ends when there is no body mesh
@@ -116,13 +116,14 @@ class Sample:
         self.disk_matrices[:, self.twin_disks, :3, 3] += offset
 
     def arrow_ends(self, force_scale: float, head_scale: float = 1.0) -> np.ndarray:
-        """Root and tip of every arrow at every frame ``(T, 2A, 3)`` for a force scale [m/N]; NaN where an
-        arrow is shorter than ``SHORTEST_ARROW`` (nothing to frame)."""
+        """Root and far end of every arrow at every frame ``(T, 2A, 3)`` for a force scale [m/N] (its tip, or the
+        tail of one that pushes); NaN where an arrow is shorter than ``SHORTEST_ARROW`` (nothing to frame)."""
         roots = self.arrow_matrices[:, :, :3, 3]
         length = self.forces * force_scale
         shown = (length >= SHORTEST_ARROW)[..., None]
         length = length + head_scale * HEAD_LENGTH * np.minimum(1.0, length / HEAD_LENGTH)
-        tips = roots + self.arrow_matrices[:, :, :3, 2] * length[..., None]
+        towards = np.where([ob.get(PUSHES_PROP, False) for ob in self.arrows], -1.0, 1.0)[:, None]  # (A, 1)
+        tips = roots + self.arrow_matrices[:, :, :3, 2] * towards * length[..., None]
         return np.concatenate([np.where(shown, roots, np.nan), np.where(shown, tips, np.nan)], axis=1)
 
     def disk_rims(self, torque_scale: float, right: np.ndarray, up: np.ndarray) -> np.ndarray:

@@ -1,0 +1,52 @@
+"""A seated subject's renders (subject4_STS1, its chair has no plate): the seat's estimated force shows with
+the body drawn opaque, as an arrow coming up from the seat whose head touches the buttocks."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import bpy
+import numpy as np
+import pytest
+from conftest import ROOT
+from mathutils import Vector
+from test_render import camera_xy, colours, png_linear, render, shows  # noqa: F401
+
+SEATED = 300  # frame: sitting back on the chair, feet on the plates
+SIZE = np.array([960, 540])
+
+
+@pytest.fixture(scope="module")
+def sts_blend(package, shared_data, tmp_path_factory):
+    """subject4_STS1 processed by the pipeline CLI up to contact (its default settings)."""
+    out = tmp_path_factory.mktemp("sts1") / "sts1.blend"
+    run = subprocess.run([sys.executable, str(ROOT / "scripts" / "process_trial.py"),
+                          str(shared_data / "subject4_STS1.trc"), "--until", "contact", "--out", str(out)],
+                         capture_output=True, text=True, timeout=1800)
+    assert run.returncode == 0, run.stderr
+    return out
+
+
+def test_the_seats_force_comes_up_from_the_seat_and_shows_through_an_opaque_body(render, sts_blend, tmp_path,
+                                                                                 colours):
+    bpy.ops.wm.open_mainfile(filepath=str(sts_blend))
+    trial = next(c for c in bpy.data.collections if "mocap_dynamics" in c)
+    scene = bpy.context.scene
+    weight = trial["mocap_dynamics"]["model"]["mass_kg"] * 9.81
+    [still] = render.render_overlay(scene, trial, tmp_path, render.RenderOptions(
+        still=SEATED, resolution=tuple(SIZE), samples=1))
+    scene.frame_set(SEATED)
+    arrow = bpy.data.objects["pelvis estimated contact force"]
+    assert arrow["force_N"] > 0.3 * weight, "sitting, the seat carries the pelvis"
+    cop = np.array(arrow.matrix_world.translation)
+    head, shaft = (bpy.data.objects[f"{arrow.name} {part}"] for part in ("head", "shaft"))
+    head_top = max((head.matrix_world @ Vector(c)).z for c in head.bound_box)
+    shaft_low = min((shaft.matrix_world @ Vector(c)).z for c in shaft.bound_box)
+    assert head_top == pytest.approx(cop[2], abs=0.005), "the head's tip touches the body at the seat's COP"
+    assert shaft_low < cop[2] - 0.1, "the arrow comes from below"
+    below = cop - [0.0, 0.0, 0.1]  # on the shaft, between the seat and the buttocks
+    x, y = camera_xy(scene, [below, [*cop[:2], shaft_low]]).T
+    assert ((0 < x) & (x < 1) & (0 < y) & (y < 1)).all(), "the still frames the whole arrow"
+    assert shows(png_linear(still), np.array([x[0], y[0]]) * SIZE, "force_estimated", colours, radius=3), \
+        "the seat's force shows under the seated body"
