@@ -16,7 +16,7 @@ import bpy
 import numpy as np
 
 from ..solver.retarget import Retargeted, follow_offset
-from .arrows import create_arrow
+from .arrows import PUSHES_PROP, create_arrow
 from .collections import child_collection
 from .dynamics_visuals import torque_disk
 from .keying import key_channels, read_channels, shared_action
@@ -32,13 +32,14 @@ def visual_collections(trial: bpy.types.Collection, source: str, action: bpy.typ
 
 
 def _twin(root: bpy.types.Object, collection: bpy.types.Collection, scene: bpy.types.Scene, character: str):
-    """A new torque disk or force arrow of the same kind as ``root``, or None for other objects."""
+    """A new torque disk or force arrow of the same kind as ``root`` (an arrow that ends at its root too), or
+    None for other objects."""
     name = f"{root.name} ({character})"
     if "torque_Nm" in root:
         return torque_disk(name, collection, scene)
     if "force_N" in root and root.children and root.children[0].active_material is not None:
         kind = root.children[0].active_material.name.removeprefix(MATERIAL_PREFIX)
-        return create_arrow(name, collection, kind, scene)
+        return create_arrow(name, collection, kind, scene, pushes=bool(root.get(PUSHES_PROP, False)))
     return None
 
 

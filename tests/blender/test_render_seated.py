@@ -1,5 +1,6 @@
 """A seated subject's renders (subject4_STS1, its chair has no plate): the seat's estimated force shows with
-the body drawn opaque, as an arrow coming up from the seat whose head touches the buttocks."""
+the body drawn opaque, as an arrow coming up from the seat whose head touches the buttocks; so does its twin
+on a retargeted character."""
 
 from __future__ import annotations
 
@@ -13,8 +14,22 @@ from conftest import ROOT
 from mathutils import Vector
 from test_render import camera_xy, colours, png_linear, render, shows  # noqa: F401
 
+from tests.blender.characters import mixamo_character
+
 SEATED = 300  # frame: sitting back on the chair, feet on the plates
 SIZE = np.array([960, 540])
+
+
+def comes_from_below(arrow) -> tuple[np.ndarray, float]:
+    """The arrow's root (world) and its shaft's lowest point's height, once checked that its head's tip
+    touches the root and the arrow comes from below it."""
+    cop = np.array(arrow.matrix_world.translation)
+    head, shaft = (bpy.data.objects[f"{arrow.name} {part}"] for part in ("head", "shaft"))
+    head_top = max((head.matrix_world @ Vector(c)).z for c in head.bound_box)
+    shaft_low = min((shaft.matrix_world @ Vector(c)).z for c in shaft.bound_box)
+    assert head_top == pytest.approx(cop[2], abs=0.005), f"{arrow.name}: the head's tip touches the body at the COP"
+    assert shaft_low < cop[2] - 0.1, f"{arrow.name}: the arrow comes from below"
+    return cop, shaft_low
 
 
 @pytest.fixture(scope="module")
@@ -39,14 +54,20 @@ def test_the_seats_force_comes_up_from_the_seat_and_shows_through_an_opaque_body
     scene.frame_set(SEATED)
     arrow = bpy.data.objects["pelvis estimated contact force"]
     assert arrow["force_N"] > 0.3 * weight, "sitting, the seat carries the pelvis"
-    cop = np.array(arrow.matrix_world.translation)
-    head, shaft = (bpy.data.objects[f"{arrow.name} {part}"] for part in ("head", "shaft"))
-    head_top = max((head.matrix_world @ Vector(c)).z for c in head.bound_box)
-    shaft_low = min((shaft.matrix_world @ Vector(c)).z for c in shaft.bound_box)
-    assert head_top == pytest.approx(cop[2], abs=0.005), "the head's tip touches the body at the seat's COP"
-    assert shaft_low < cop[2] - 0.1, "the arrow comes from below"
+    cop, shaft_low = comes_from_below(arrow)
     below = cop - [0.0, 0.0, 0.1]  # on the shaft, between the seat and the buttocks
     x, y = camera_xy(scene, [below, [*cop[:2], shaft_low]]).T
     assert ((0 < x) & (x < 1) & (0 < y) & (y < 1)).all(), "the still frames the whole arrow"
     assert shows(png_linear(still), np.array([x[0], y[0]]) * SIZE, "force_estimated", colours, radius=3), \
         "the seat's force shows under the seated body"
+
+
+def test_a_retargeted_characters_seat_arrow_comes_from_below_too(sts_blend):
+    bpy.ops.wm.open_mainfile(filepath=str(sts_blend))
+    bpy.context.scene.mocap_dynamics.active_trial = next(c for c in bpy.data.collections if "mocap_dynamics" in c)
+    character = mixamo_character()
+    assert bpy.ops.mocap_dynamics.retarget(target=character.name) == {"FINISHED"}
+    bpy.context.scene.frame_set(SEATED)
+    twin = bpy.data.objects[f"pelvis estimated contact force ({character.name})"]
+    assert twin["force_N"] > 0.0
+    comes_from_below(twin)
