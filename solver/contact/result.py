@@ -53,8 +53,9 @@ class Contact:
     ``other_force``/``other_cop``/``other_moment`` (T, B, 3) theirs; ``total_force``/``total_cop``
     (T, 3) include every segment. A centre of pressure is NaN where
     the normal force is below ``COP_MIN_FORCE``. ``surfaces`` (empty: no support found) and
-    ``surface_force`` (T, S, 3) the force each carries (``point_surface_forces`` (S, T, K, 3): each surface's
-    share of ``point_forces``); ``patches`` describes the surfaces found from resting
+    ``surface_force`` (T, S, 3) the force each carries; ``point_surface_forces`` (S, T, K, 3) each surface's
+    share of ``point_forces``, the one array the point, surface, foot-per-surface and total forces are sums
+    of; ``patches`` describes the surfaces found from resting
     points (``support.Patch``, none for the paper's plane). ``location`` (x, y) is where heights are
     measured. ``root_wrench_without`` (T, 6) is the root wrench with no contact, ``dynamics.root_wrench``
     the one left with it. ``explained_force``/``explained_torque``: 1 - mean|root force (torque) with
@@ -75,21 +76,17 @@ class Contact:
     point_segments: np.ndarray
     point_positions: np.ndarray
     point_velocities: np.ndarray
-    point_forces: np.ndarray
     segment_force: np.ndarray
     segment_torque: np.ndarray
     feet: tuple[str, ...]
     foot_force: np.ndarray
     foot_cop: np.ndarray
     foot_moment: np.ndarray
-    foot_surface_force: np.ndarray
     other_bodies: tuple[str, ...]
     other_force: np.ndarray
     other_cop: np.ndarray
     other_moment: np.ndarray
-    total_force: np.ndarray
     total_cop: np.ndarray
-    surface_force: np.ndarray
     point_surface_forces: np.ndarray
     root_wrench_without: np.ndarray
     explained_force: float
@@ -144,6 +141,29 @@ class Contact:
     @property
     def body_weight(self) -> float:
         return self.model.total_mass * float(np.linalg.norm(self.dynamics.gravity))
+
+    @cached_property
+    def point_forces(self) -> np.ndarray:
+        """(T, K, 3) each contact point's force, all surfaces together."""
+        return self.point_surface_forces.sum(0)
+
+    @cached_property
+    def total_force(self) -> np.ndarray:
+        """(T, 3) the force of every contact point."""
+        return self.point_forces.sum(1)
+
+    @cached_property
+    def surface_force(self) -> np.ndarray:
+        """(T, S, 3) the force each surface carries."""
+        return np.moveaxis(self.point_surface_forces.sum(2), 0, 1)
+
+    @cached_property
+    def foot_surface_force(self) -> np.ndarray:
+        """(T, F, S, 3) each foot's force per surface."""
+        names = [s.name for s in self.model.segments]
+        return np.stack([np.moveaxis(self.point_surface_forces[:, :, self.point_segments == names.index(foot)].sum(2),
+                                     0, 1) for foot in self.feet], axis=1) if self.feet else \
+            np.zeros((len(self.times), 0, len(self.surfaces), 3))
 
     @cached_property
     def flight(self) -> Flight | None:
@@ -348,16 +368,13 @@ def contact_from_surfaces(dynamics: Dynamics, surfaces: tuple[Surface, ...], nor
     return Contact(
         model=model, times=dynamics.times, surfaces=tuple(surfaces), constants=constants, normalisation=normalisation,
         force_scale=force_scale, location=np.asarray(location, dtype=float), resting_distance=rest,
-        point_segments=points.segments, point_positions=positions, point_velocities=velocities, point_forces=forces,
+        point_segments=points.segments, point_positions=positions, point_velocities=velocities,
         segment_force=segment_force, segment_torque=segment_torque, feet=tuple(model.segments[i].name for i in feet),
         foot_force=foot_force, foot_cop=foot_cop, foot_moment=foot_moment,
-        foot_surface_force=np.stack([np.moveaxis(by_surface[:, :, points.segments == i].sum(2), 0, 1)
-                                     for i in feet], axis=1) if feet else np.zeros((len(forces), 0,
-                                                                                     len(surfaces), 3)),
         other_bodies=tuple(model.segments[i].name for i in others), other_force=other_force, other_cop=other_cop,
         other_moment=other_moment,
-        total_force=forces.sum(1), total_cop=_dominant(surfaces, by_surface[:, :, loaded], positions[:, loaded])[0],
-        surface_force=np.moveaxis(by_surface.sum(2), 0, 1), point_surface_forces=by_surface,
+        total_cop=_dominant(surfaces, by_surface[:, :, loaded], positions[:, loaded])[0],
+        point_surface_forces=by_surface,
         root_wrench_without=dynamics.root_wrench,
         explained_force=_explained(with_contact.root_wrench[:, :3], dynamics.root_wrench[:, :3]),
         explained_torque=_explained(with_contact.root_wrench[:, 3:], dynamics.root_wrench[:, 3:]),
