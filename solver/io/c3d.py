@@ -225,6 +225,11 @@ def _put_plates(c3d, trial: Trial) -> None:
         raise InputError(f"Cannot write force plates at {', '.join(f'{r:g}' for r in sorted(rates))} Hz with "
                          f"markers at {trial.rate:g} Hz: C3D needs one analog rate, a whole multiple of the "
                          "marker rate", "resample the plates first")
+    outline = next((plate.name for plate in trial.plates if not np.isfinite(plate.corners).all()), None)
+    if outline is not None:
+        raise InputError(f"Cannot write force plate {outline!r} to C3D: it has no outline (an OpenSim GRF file "
+                         "gives none), and C3D's FORCE_PLATFORM needs its four corners", "give the plates their "
+                         "corners, or write the markers alone")
     ratio = int(round(ratio))
     analog_rate = trial.rate * ratio
     n_samples = trial.n_frames * ratio

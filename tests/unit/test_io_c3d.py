@@ -152,6 +152,16 @@ def test_writing_plates_at_a_rate_c3d_cannot_hold_fails_and_writes_nothing(tmp_p
     assert list(tmp_path.iterdir()) == []
 
 
+def test_writing_plates_without_an_outline_fails_and_writes_nothing(tmp_path):
+    """Plates read from an OpenSim GRF file have no corners; a C3D written with NaN corners could not be read."""
+    plate = ForcePlate("ground_force_1", np.full((4, 3), np.nan), 100.0, 0.0, np.zeros((10, 3)),
+                       np.full((10, 3), np.nan), np.zeros((10, 3)))
+    trial = Trial("t", ("A",), np.zeros((10, 1, 3)) + 1.0, 100.0, plates=(plate,))
+    with pytest.raises(InputError, match="Cannot write force plate 'ground_force_1' to C3D: it has no outline"):
+        write_c3d(trial, tmp_path / "out.c3d")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_c3d_over_65535_frames_round_trips_every_frame(tmp_path):
     """The C3D header counts frames in 16 bits; longer trials must still come back whole."""
     markers = np.linspace(0.0, 1.0, 70_000)[:, None, None] + np.array([[[0.1, 0.2, 0.3]]])
