@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bpy
+from bpy.app.handlers import persistent
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, PointerProperty
 
 from ..solver.zerog import ZeroGravityOptions
@@ -53,11 +54,23 @@ class MocapDynamicsSettings(bpy.types.PropertyGroup):
                                                   "off: it becomes the rig's active action")
 
 
+@persistent
+def _the_only_trial_active(*args) -> None:
+    """A file opened with no trial active in a scene that holds one (saved by a script, ``process_trial.py``,
+    which does not register these settings) opens with that trial active: the sidebar is ready for its next step."""
+    for scene in bpy.data.scenes:
+        trials = [c for c in scene.collection.children_recursive if META_PROP in c]
+        if scene.mocap_dynamics.active_trial is None and len(trials) == 1:
+            scene.mocap_dynamics.active_trial = trials[0]
+
+
 def register():
     bpy.utils.register_class(MocapDynamicsSettings)
     bpy.types.Scene.mocap_dynamics = PointerProperty(type=MocapDynamicsSettings)
+    bpy.app.handlers.load_post.append(_the_only_trial_active)
 
 
 def unregister():
+    bpy.app.handlers.load_post.remove(_the_only_trial_active)
     del bpy.types.Scene.mocap_dynamics
     bpy.utils.unregister_class(MocapDynamicsSettings)
