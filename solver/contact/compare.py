@@ -374,9 +374,12 @@ def compare_with_plates(contact: Contact, trial: Trial, *, threshold: float | No
 
 def _outside(corners: np.ndarray, points: np.ndarray, margin: float) -> np.ndarray:
     """(...) whether each horizontal point (..., 2) lies over ``margin`` [m] outside the convex outline of
-    ``corners`` (4, 3), in order around the plate (NaN points: not outside)."""
+    ``corners`` (4, 3), in order around the plate (NaN points, and corners that make no outline, such as the
+    zeros some files write: not outside)."""
     c = corners[:, :2]
     edges = np.roll(c, -1, axis=0) - c
+    if not np.linalg.norm(edges, axis=1).min() > margin:
+        return np.zeros(points.shape[:-1], dtype=bool)
     turning = np.sign(np.sum(c[:, 0] * np.roll(c[:, 1], -1) - np.roll(c[:, 0], -1) * c[:, 1]))
     outward = turning * np.stack([edges[:, 1], -edges[:, 0]], axis=1) / np.linalg.norm(edges, axis=1)[:, None]
     with np.errstate(invalid="ignore"):

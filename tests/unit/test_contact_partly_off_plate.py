@@ -3,6 +3,7 @@ clean strikes as recorded and one plate's outline moved so that the forefoot lie
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import replace
 
 import numpy as np
@@ -18,6 +19,9 @@ def test_outside_a_plate_is_beyond_its_outline_by_the_margin_whichever_way_its_c
     points = np.array([[0.3, 0.2], [0.61, 0.2], [0.63, 0.2], [0.3, -0.03], [np.nan, 0.0]])
     for corners in (square, square[::-1]):
         assert _outside(corners, points, 0.02).tolist() == [False, False, True, True, False]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no division by a zero edge
+        assert not _outside(np.zeros((4, 3)), points, 0.02).any(), "corners written as zeros make no outline"
 
 
 @pytest.fixture(scope="module")
