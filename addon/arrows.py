@@ -4,13 +4,13 @@ The arrow's root sits at the point of application and turns +Z onto the force
 direction; its custom property ``force_N`` holds the keyed magnitude (so it is
 a curve in the Graph Editor). The arrow starts at the root (a ground reaction
 force at its centre of pressure, drawn up the leg), or, ``pushes``, ends there:
-it comes from below and its head touches the body where a seat or a box
-pushes it (drawn from the root up, a seat's force would lie inside the
-pelvis and the torso, hidden by the body); ``PUSHES_PROP`` marks those. The shaft's length and the head's size follow
-``force_N`` times the scene's ``mocap_force_scale`` [m/N] through drivers with
-simple expressions (they run even when Python auto-run is off), so changing the
-scale re-sizes every arrow without re-keying. A zero force gives a zero-size,
-invisible arrow.
+it comes from below and its head touches the body where a seat pushes it
+(drawn from the root up, a seat's force would lie inside the pelvis and the
+torso, hidden by the body); ``PUSHES_PROP`` marks those. The shaft's length
+and the head's size follow ``force_N`` times the scene's ``mocap_force_scale``
+[m/N] through drivers with simple expressions (they run even when Python
+auto-run is off), so changing the scale re-sizes every arrow without
+re-keying. A zero force gives a zero-size, invisible arrow.
 """
 
 from __future__ import annotations
