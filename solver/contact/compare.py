@@ -26,8 +26,9 @@ The plates are only compared with, never used by the estimate. Matching:
   A plate under both feet at once (combined plates) cannot be split between
   them: it goes to the nearer foot, and a warning says so. A foot that stands
   partly off the plate of its stance (its estimated load outside the plate's
-  outline, ``PARTLY_OFF``) is measured only in part: its stance is not
-  covered either, and a warning says so.
+  outline and those of the other plates measuring it meanwhile, ``PARTLY_OFF``)
+  is measured only in part: its stance is not covered either, and a warning
+  says so.
 
 Figures, over the covered frames: RMSE of the total vertical force and of
 the horizontal force vector in % of body weight (``m g`` of the model),
@@ -388,16 +389,18 @@ def _outside(corners: np.ndarray, points: np.ndarray, margin: float) -> np.ndarr
 
 def _partly_off(contact: Contact, trial: Trial, measured_stances: list, foot_index: list[int]) -> list:
     """``(foot, plate, start, end, share)`` of the plate stances (``measured_stances``: per foot, ``(start, end,
-    plate)``) in which the foot rests ``PARTLY_OFF`` of its estimated load or more outside the plate's outline."""
+    plate)``) in which the foot rests ``PARTLY_OFF`` of its estimated load or more outside the plate's outline
+    and outside those of the other plates measuring that foot meanwhile (a foot across two plates is measured)."""
     found = []
     for f, stances in enumerate(measured_stances):
         mine = contact.point_segments == foot_index[f]
         for start, end, p in stances:
-            corners = trial.plates[p].corners
+            outlines = [trial.plates[q].corners for s, e, q in stances if s < end and e > start]
             load = np.nan_to_num(contact.point_forces[start:end][:, mine, 2]).clip(0.0)
-            if not np.isfinite(corners).all() or load.sum() <= 0.0:
+            if not all(np.isfinite(corners).all() for corners in outlines) or load.sum() <= 0.0:
                 continue
-            off = _outside(corners, contact.point_positions[start:end][:, mine, :2], OUTLINE_MARGIN)
+            positions = contact.point_positions[start:end][:, mine, :2]
+            off = np.logical_and.reduce([_outside(corners, positions, OUTLINE_MARGIN) for corners in outlines])
             share = float(load[off].sum() / load.sum())
             if share >= PARTLY_OFF:
                 found.append((f, p, start, end, share))
