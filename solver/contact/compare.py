@@ -328,27 +328,26 @@ def compare_with_plates(contact: Contact, trial: Trial, *, threshold: float | No
             estimated_plates[lo:hi, p] = foot_on_plates[lo:hi, f]
             covered_stance[f][overlapping] = True
             measured_stances[f].append((start, end, p))
-    partly_off = _partly_off(contact, trial, measured_stances, foot_index)
-    for f, p, start, end, _ in partly_off:
-        covered_stance[f][[k for k, (s, e) in enumerate(foot_stances[f]) if s < end and e > start]] = False
     times = contact.times
     events = [event for f in range(len(feet))
               for event in _contact_events(measured_stances[f], foot_stances[f], f, times, 1.0 / trial.rate)]
     estimated = contact.surface_force[:, seen].sum(1) if seen else np.zeros((n_frames, 3))
     covered = np.isfinite(measured_plates).all((1, 2)) & np.isfinite(estimated).all(1)  # no pose: no estimate
+    partly_off = _partly_off(contact, trial, measured_stances, foot_index)
+    partial = [np.zeros(len(s), bool) for s in foot_stances]  # the foot stances a plate measures in part
+    for f, _, start, end, _ in partly_off:
+        covered[start:end] = False
+        partial[f][[k for k, (s, e) in enumerate(foot_stances[f]) if s < end and e > start]] = True
     steps_off_plates = np.zeros((n_frames, len(feet)), bool)
     missed = estimated[:, 2] - np.nansum(measured_plates[..., 2], axis=1)  # what the plates do not see
     for f, stances in enumerate(foot_stances):
-        for (start, end), matched in zip(stances, covered_stance[f]):
-            if not matched:
+        for (start, end), matched, part in zip(stances, covered_stance[f], partial[f]):
+            if part or not matched:
                 covered[start:end] = False
-                if any(g == f and s < end and e > start for g, _, s, e, _ in partly_off):
-                    continue  # on a plate that measures part of its load: not a step beside the plates
+            if not (part or matched):  # a step beside the plates if they miss its load
                 load = foot_on_plates[start:end, f, 2]
                 steps_off_plates[start:end, f] = np.nanmax(load) >= STEP_LOAD * body_weight and \
                     np.nansum(missed[start:end]) > OFF_PLATES_MISSED * np.nansum(load)
-    for _, _, start, end, _ in partly_off:
-        covered[start:end] = False
     with np.errstate(invalid="ignore", divide="ignore"):
         measured_cop = cop_moment / measured_feet[..., 2:3]
         loaded = measured_feet[..., 2] > threshold

@@ -160,10 +160,10 @@ class Contact:
     @cached_property
     def foot_surface_force(self) -> np.ndarray:
         """(T, F, S, 3) each foot's force per surface."""
-        names = [s.name for s in self.model.segments]
-        return np.stack([np.moveaxis(self.point_surface_forces[:, :, self.point_segments == names.index(foot)].sum(2),
-                                     0, 1) for foot in self.feet], axis=1) if self.feet else \
-            np.zeros((len(self.times), 0, len(self.surfaces), 3))
+        if not self.feet:
+            return np.zeros((len(self.times), 0, len(self.surfaces), 3))
+        return np.stack([np.moveaxis(self.point_surface_forces[:, :, self.point_segments == self.model.index(foot)]
+                                     .sum(2), 0, 1) for foot in self.feet], axis=1)
 
     @cached_property
     def flight(self) -> Flight | None:

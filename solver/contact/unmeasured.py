@@ -38,9 +38,8 @@ def unmeasured_support(contact: Contact, comparison: PlateComparison) -> tuple[s
     on_surfaces = contact.point_surface_forces[surfaces].sum(0)  # (T, K, 3)
     on_plates_surfaces = contact.point_surface_forces[sorted(set(comparison.plate_surfaces))].sum(0)
     stepping = np.zeros(on_plates_surfaces.shape[:2], bool)  # (T, K): the points of a foot off the plates
-    names = [s.name for s in contact.model.segments]
     for f, foot in enumerate(comparison.feet):
-        stepping[:, contact.point_segments == names.index(foot)] = comparison.steps_off_plates[:, f, None]
+        stepping[:, contact.point_segments == contact.model.index(foot)] = comparison.steps_off_plates[:, f, None]
     off_plates = np.where(stepping[..., None], on_plates_surfaces, 0.0)
     least = BODY_LOAD * contact.body_weight
     supports = [f"on {contact.surface_name(j)}" for j in surfaces
