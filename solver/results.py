@@ -25,7 +25,7 @@ from .contact import grf_table
 from .dynamics import dynamics_table
 from .errors import SolverError
 from .io import Table, write_table, write_trc
-from .io.atomic import make_folder, staged_outputs
+from .io.atomic import make_folder, signals_deferred, staged_outputs
 from .io.conventions import file_convention
 from .kinematics import joint_angles, plot_marker_errors
 from .kinematics.motion import Motion
@@ -97,7 +97,8 @@ def write_plots(result, folder: Path, name: str) -> tuple[list[Path], list[str]]
             notes.append(f"{plot} plot not written: {missing}")
             continue
         try:
-            written.append(draw(folder / f"{name}_{plot}.png"))
+            with signals_deferred():  # Ctrl-C waits for the plot: a signal inside matplotlib's renderer breaks it
+                written.append(draw(folder / f"{name}_{plot}.png"))
         except SolverError as error:
             notes.append(f"{plot} plot not written: {error.one_line()}")
     if result.contact is not None and result.plate_comparison is None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -56,24 +57,46 @@ class Outputs:
 
     def commit(self) -> list[Path]:
         """Move every staged file into place (Ctrl-C and SIGTERM wait until it is done); update the manifests."""
-        blocked = hasattr(signal, "pthread_sigmask")
-        if blocked:
-            signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
         committed = []
-        try:
-            for final, temporary in list(self.staged.items()):
-                _replace(temporary, final)
-                del self.staged[final]
-                committed.append(final)
-            for folder, source in self.folders.items():
-                names = [p.name for p in committed if p.parent.resolve() == folder.resolve()]
-                committed.append(update_manifest(folder, names, source))
-        finally:
-            _WRITTEN.extend(committed)
-            self.discard()
-            if blocked:
-                signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)
+        with signals_deferred():
+            try:
+                for final, temporary in list(self.staged.items()):
+                    _replace(temporary, final)
+                    del self.staged[final]
+                    committed.append(final)
+                for folder, source in self.folders.items():
+                    names = [p.name for p in committed if p.parent.resolve() == folder.resolve()]
+                    committed.append(update_manifest(folder, names, source))
+            finally:
+                _WRITTEN.extend(committed)
+                self.discard()
         return committed
+
+
+@contextmanager
+def signals_deferred() -> Iterator[None]:
+    """Ctrl-C and SIGTERM wait until the block ends, then act as they would have. For work that must not stop
+    halfway: moving a run's files into place, and drawing a plot (matplotlib's renderer calls back into Python,
+    and an exception raised there by a signal handler broke it: a ``ValueError`` or a segmentation fault).
+
+    The handlers are swapped, not the signals blocked: a process's signal reaches any thread that does not block
+    it, and Python then raises in the main thread all the same. Only in the main thread (elsewhere no handler
+    runs), and only for signals whose handler Python installed (Blender's own are left alone)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = {number: signal.getsignal(number) for number in _SIGNALS}
+    previous = {number: handler for number, handler in previous.items() if handler is not None}
+    for number in previous:
+        signal.signal(number, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+        for number in dict.fromkeys(caught):
+            signal.raise_signal(number)
 
 
 @contextmanager

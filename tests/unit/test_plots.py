@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 from dataclasses import replace
 
@@ -11,7 +13,8 @@ import pytest
 from mocap_dynamics.solver.kinematics import Motion
 from mocap_dynamics.solver.pipeline import PipelineOptions, run
 from mocap_dynamics.solver.plots import plot_root_force_distribution, srgb
-from mocap_dynamics.solver.results import write_results
+from mocap_dynamics.solver.cli import Interrupted, interruptible
+from mocap_dynamics.solver.results import write_plots, write_results
 from mocap_dynamics.solver.sample import MASS, write_sample
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -85,6 +88,30 @@ def test_without_matplotlib_the_tables_are_still_written(walk, tmp_path, monkeyp
     written, notes = write_results(walk, tmp_path, plots=True)
     assert not _pngs(tmp_path) and len(notes) == 1 and "matplotlib" in notes[0]
     assert {p.suffix for p in written} == {".mot", ".csv", ".sto", ".trc"}
+
+
+@pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_a_plot_is_drawn_stops_the_run_after_that_plot(walk, tmp_path, monkeypatch, number):
+    """Ctrl-C or SIGTERM arriving inside matplotlib's renderer (here: as it draws the first curve) acts once the plot
+    is whole. Raised inside the renderer, it broke it at random (a ValueError, a segmentation fault in CI)."""
+    from matplotlib.lines import Line2D
+
+    draw = Line2D.draw
+
+    def draw_and_signal(line, renderer):
+        if not sent:
+            sent.append(number)
+            os.kill(os.getpid(), number)
+        return draw(line, renderer)
+
+    sent = []
+    monkeypatch.setattr(Line2D, "draw", draw_and_signal)
+    with pytest.raises((KeyboardInterrupt, Interrupted)) as stopped, interruptible():
+        write_plots(walk, tmp_path, "sample_walk")
+    assert getattr(stopped.value, "signum", signal.SIGINT) == number and sent == [number]
+    assert set(_pngs(tmp_path)) == {"marker_errors"}, "the plot being drawn is finished, no other one is begun"
+    assert not list(tmp_path.glob(".*partial*"))
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler, "the handlers are back"
 
 
 def test_root_force_distribution_leaves_out_missing_figures(tmp_path):
