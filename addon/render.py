@@ -136,11 +136,12 @@ def _plot_data(collection: bpy.types.Collection, options: RenderOptions) -> rend
 
 @dataclass(frozen=True)
 class Overlay:
-    """What a set-up made: the camera, the solved framing, the legend's kinds and the force scale drawn."""
+    """What a set-up made: the camera, the solved framing, the legend's rows (colour kind -> label) and the
+    force scale drawn."""
 
     camera: bpy.types.Object
     framing: render_framing.Framing
-    kinds: list[str]
+    kinds: dict[str, str]
     force_scale_changed: bool
 
 

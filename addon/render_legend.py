@@ -5,7 +5,9 @@ frames: rays from the camera reach enough of one of its objects (through
 see-through disks, a see-through body and what does not render) inside the
 3D view that the part seen covers ``SEEN_AREA`` of the image, at one of up to
 ``CHECKED_FRAMES`` frames spread over the render. The centre-of-mass path is
-listed when some of it has been drawn by then inside the view. The scale bars
+listed when some of it has been drawn by then inside the view. Estimated forces
+seen on a seat or off the feet (arrows that push, ``PUSHES_PROP``) make their
+row "estimated contact force": not all of them come from the ground. The scale bars
 measure at the subject's depth: a force bar and, with torque disks in the
 picture, a disk-radius bar.
 """
@@ -22,6 +24,7 @@ from mathutils import Vector
 from .materials import COLOURS
 from .render_canvas import Canvas, flat_material
 from .render_looks import Palette
+from .arrows import PUSHES_PROP
 from .render_sampling import TORQUE_PROP, rendered_objects
 
 #: Legend rows: colour kind -> label, in this order.
@@ -30,6 +33,8 @@ LEGEND = {"force_measured": "measured GRF", "force_estimated": "estimated GRF",
           "force_residual": "root residual", "angular_momentum": "angular momentum",
           "contact_plane": "estimated ground", "contact_raised": "estimated raised surface",
           "cm_trail": "centre of mass"}
+#: The estimated force's row when a force off the feet shows (a seat's, a hand's).
+CONTACT_LABEL = "estimated contact force"
 TEXT_SIZE = 0.026  # of the image height
 CHECKED_FRAMES = 24
 SEE_THROUGH_HITS = 6  # a ray goes on through at most this many see-through surfaces
@@ -150,32 +155,44 @@ class _Sight:
         return False
 
 
+def label_of(ob: bpy.types.Object, kind: str) -> str:
+    """The legend row an object of colour ``kind`` belongs to."""
+    pushes = kind == "force_estimated" and ob.parent is not None and ob.parent.get(PUSHES_PROP, False)
+    return CONTACT_LABEL if pushes else LEGEND[kind]
+
+
 def visible_kinds(scene: bpy.types.Scene, collection: bpy.types.Collection, frames: np.ndarray,
-                  trail: tuple[np.ndarray, np.ndarray] | None, view_right: float, see_through: set[str]) -> list[str]:
-    """The legend kinds seen at ``frames`` (spread to at most ``CHECKED_FRAMES``), in legend order.
+                  trail: tuple[np.ndarray, np.ndarray] | None, view_right: float,
+                  see_through: set[str]) -> dict[str, str]:
+    """The legend kinds seen at ``frames`` (spread to at most ``CHECKED_FRAMES``), in legend order, with their
+    labels.
 
     ``trail``: the frames and points ``(T, 3)`` of the centre-of-mass path (drawn up to the frame), or None;
     ``view_right``: the image fraction from the left where the plot panel starts (1 without one).
     """
     sight = _Sight(scene, collection, view_right, see_through)
-    candidates: dict[str, list[bpy.types.Object]] = {}
+    candidates: dict[tuple[str, str], list[bpy.types.Object]] = {}
     for ob in sight.shown:
         kind = kind_of(ob) if ob.type == "MESH" else None
         if kind in LEGEND:
-            candidates.setdefault(kind, []).append(ob)
+            candidates.setdefault((kind, label_of(ob, kind)), []).append(ob)
     chosen = np.unique(np.linspace(0, len(frames) - 1, min(CHECKED_FRAMES, len(frames))).round().astype(int))
-    found: set[str] = set()
+    found: set[tuple[str, str]] = set()
     current = scene.frame_current
     for frame in frames[chosen]:
         scene.frame_set(int(frame))
         sight.update()
-        found |= {kind for kind, objects in candidates.items()
-                  if kind not in found and any(sight.sees(ob) for ob in objects)}
+        found |= {row for row, objects in candidates.items()
+                  if row not in found and any(sight.sees(ob) for ob in objects)}
         drawn = trail[1][trail[0] <= frame] if trail is not None else []
         if len(drawn) > 1 and any(sight.in_view(Vector(p)) for p in drawn[::max(1, len(drawn) // 20)]):
-            found.add("cm_trail")
+            found.add(("cm_trail", LEGEND["cm_trail"]))
     scene.frame_set(current)
-    return [kind for kind in LEGEND if kind in found]
+    labels = {}
+    for kind, label in found:  # feet and a seat both seen: one row, the contact force's
+        if kind not in labels or label == CONTACT_LABEL:
+            labels[kind] = label
+    return {kind: labels[kind] for kind in LEGEND if kind in labels}
 
 
 def _nice(value: float) -> float:
@@ -184,17 +201,17 @@ def _nice(value: float) -> float:
     return max(m * power for m in (1.0, 2.0, 5.0) if m * power <= value)
 
 
-def draw(canvas: Canvas, kinds: list[str], palette: Palette, column: float, metres_per_pixel: float,
+def draw(canvas: Canvas, kinds: dict[str, str], palette: Palette, column: float, metres_per_pixel: float,
          force_scale: float, torque_scale: float) -> None:
-    """The legend rows and scale bars in the canvas's top left, within ``column`` pixels of width (the
-    centre-of-mass path has the palette's colour)."""
+    """The legend rows (colour kind -> label) and scale bars in the canvas's top left, within ``column`` pixels
+    of width (the centre-of-mass path has the palette's colour)."""
     size = TEXT_SIZE * canvas.height
     ink = flat_material("ink", palette.ink)
     x, y = 0.5 * size, canvas.height - 1.2 * size
-    for kind in kinds:
+    for kind, label in kinds.items():
         swatch = flat_material("trail", palette.trail) if kind == "cm_trail" else flat_material(kind, COLOURS[kind])
         canvas.rect(f"legend {kind} swatch", x, y - 0.35 * size, 1.1 * size, 0.7 * size, swatch)
-        canvas.text(LEGEND[kind], x + 1.6 * size, y, size, ink)
+        canvas.text(label, x + 1.6 * size, y, size, ink)
         y -= 1.45 * size
     y -= 0.6 * size
     bars = []

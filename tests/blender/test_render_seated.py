@@ -60,6 +60,9 @@ def test_the_seats_force_comes_up_from_the_seat_and_shows_through_an_opaque_body
     assert ((0 < x) & (x < 1) & (0 < y) & (y < 1)).all(), "the still frames the whole arrow"
     assert shows(png_linear(still), np.array([x[0], y[0]]) * SIZE, "force_estimated", colours, radius=3), \
         "the seat's force shows under the seated body"
+    legend = {ob.data.body for ob in bpy.data.scenes[f"{trial.name} overlay"].objects if ob.type == "FONT"}
+    assert "estimated contact force" in legend and "estimated GRF" not in legend, \
+        "the seat is not the ground: one row names both the feet's and the seat's estimated force"
 
 
 def test_a_retargeted_characters_seat_arrow_comes_from_below_too(sts_blend):
