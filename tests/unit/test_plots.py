@@ -106,12 +106,17 @@ def test_a_signal_while_a_plot_is_drawn_stops_the_run_after_that_plot(walk, tmp_
 
     sent = []
     monkeypatch.setattr(Line2D, "draw", draw_and_signal)
-    with pytest.raises((KeyboardInterrupt, Interrupted)) as stopped, interruptible():
-        write_plots(walk, tmp_path, "sample_walk")
+    # Ctrl-C as in a terminal: a suite run as a background job starts with it ignored
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises((KeyboardInterrupt, Interrupted)) as stopped, interruptible():
+            write_plots(walk, tmp_path, "sample_walk")
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler, "the handlers are back"
+    finally:
+        signal.signal(signal.SIGINT, before)
     assert getattr(stopped.value, "signum", signal.SIGINT) == number and sent == [number]
     assert set(_pngs(tmp_path)) == {"marker_errors"}, "the plot being drawn is finished, no other one is begun"
     assert not list(tmp_path.glob(".*partial*"))
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler, "the handlers are back"
 
 
 def test_root_force_distribution_leaves_out_missing_figures(tmp_path):
