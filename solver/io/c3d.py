@@ -140,10 +140,22 @@ def _open(path: Path, plate_problem: str | None):
                          "check that it is a complete C3D export; copy or export it again") from None
 
 
+def _text(value):
+    """Text from ezc3d with the bytes UTF-8 cannot read (ezc3d keeps them as surrogates, which no file can
+    hold) read as Latin-1, as older C3D writers store accented labels; anything else as it is."""
+    if not isinstance(value, str):
+        return value
+    raw = value.encode("utf-8", "surrogateescape")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
+
+
 def _value(group: dict, name: str, default):
     """First value of a C3D parameter, or ``default`` when it is absent or empty."""
     values = group.get(name, {}).get("value", [])
-    return values[0] if len(values) else default
+    return _text(values[0]) if len(values) else default
 
 
 def _labels(point: dict, n_markers: int, name: str = "LABELS") -> list[str]:
@@ -153,7 +165,7 @@ def _labels(point: dict, n_markers: int, name: str = "LABELS") -> list[str]:
     while f"{name}{i}" in point:
         labels += list(point[f"{name}{i}"]["value"])
         i += 1
-    return ([label if isinstance(label, str) else "" for label in labels] + [""] * n_markers)[:n_markers]
+    return ([_text(label) if isinstance(label, str) else "" for label in labels] + [""] * n_markers)[:n_markers]
 
 
 def _descriptions(point: dict, n_markers: int) -> dict[str, str]:
@@ -172,7 +184,7 @@ def _plates(c3d, types: list[int], scale: float, up_axis: str,
     if not analog_rate > 0:
         return (), ["Force plates not imported: the file gives no analog rate (ANALOG:RATE)"]
     platforms = c3d["data"]["platform"]
-    force_units = {str(p["unit_force"]).strip() for p in platforms}
+    force_units = {_text(str(p["unit_force"])).strip() for p in platforms}
     if force_units != {"N"}:
         return (), [f"Force plates not imported: force unit {', '.join(sorted(force_units))} is not N"]
     measured = []

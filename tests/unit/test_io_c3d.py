@@ -7,14 +7,28 @@ import numpy as np
 import pytest
 
 from mocap_dynamics.solver.errors import InputError
-from mocap_dynamics.solver.io import ImportOptions, load_trial, write_c3d
+from mocap_dynamics.solver.io import ImportOptions, load_trial, write_c3d, write_trc
 from mocap_dynamics.solver.io.trial import ForcePlate, Trial
+from mocap_dynamics.solver.sample import write_sample
 
 
 @pytest.fixture(scope="module")
 def sprint(shared_data):
     path = shared_data / "sprint_forceplates_JA1Gait35.c3d"
     return load_trial(path), ezc3d.c3d(str(path), extract_forceplat_data=True)
+
+
+def test_a_label_in_latin_1_reads_as_its_letters_and_can_be_written(tmp_path):
+    """Older C3D writers store accented labels in Latin-1 ("LTÖI"), which ezc3d hands over with the byte as a
+    surrogate that no file can hold: the report's writing failed with a UnicodeEncodeError."""
+    path = write_sample(tmp_path)["c3d"]
+    raw = path.read_bytes()
+    assert raw.count(b"LTHI") == 1
+    path.write_bytes(raw.replace(b"LTHI", b"LT\xd6I"))
+    trial = load_trial(path)
+    assert "LT\u00d6I" in trial.labels
+    write_trc(trial, tmp_path / "written.trc")
+    assert "LT\u00d6I" in (tmp_path / "written.trc").read_text(encoding="utf-8")
 
 
 def test_cmu_file_reads_in_metres_z_up_without_prefix(shared_data):
