@@ -292,6 +292,13 @@ def _geometry(sources: list, attached: dict, sex: str) -> tuple[dict, list]:
             "landmarks": {n: local_point(rot, origin, points.get(n)) for n in a.landmarks if points.has(n)},
             "markers": markers,
         }
+    lost = [n for a in ANATOMY for n in a.landmarks if n not in geo[a.name]["landmarks"]]
+    if lost:  # both heels (one is mirrored from the other: ``Points``)
+        raise ModelError("Cannot place " + "; ".join(f"{n} (no marker of the trial reads as "
+                                                     f"{vocabulary.wanted(n)})" for n in lost),
+                         f"label them, or map {' and '.join(lost)} to the trial's markers in a marker-set TOML "
+                         "file ([landmarks] table, format: solver/model/markersets/cmu41.toml) and pass it as "
+                         f"{option('markerset', hint='path')}")
     nan = [a for a, g in geo.items() if np.isnan(g["joint_offset"]).any()
            or (g["tip"] is not None and np.isnan(g["tip"]).any())]
     if nan:

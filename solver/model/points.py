@@ -70,6 +70,15 @@ class Points:
         return self._cache[name]
 
     def _landmark(self, name: str) -> np.ndarray:
+        """The landmark from the trial's markers; a heel the trial has no marker for, from the other foot's."""
+        try:
+            return self._marked(name)
+        except Missing:
+            if not name.startswith("heel_"):
+                raise
+            return self._heel_from_other_foot(name[-1])
+
+    def _marked(self, name: str) -> np.ndarray:
         """The first alternative whose markers the trial has (weighted sum of their tracks)."""
         points = self.markerset.landmarks.get(name, ())
         for k, point in enumerate(points):
@@ -81,6 +90,26 @@ class Points:
                     self.methods[name] = f"stand-in {point} (no {missing} in {self.trial.source})"
                 return sum(w * t for (_, w), t in zip(point.weights, tracks))
         raise Missing(name)
+
+    def _heel_from_other_foot(self, side: str) -> np.ndarray:
+        """The heel mirrored from the other foot's marker (beyond the template, which needs both heel markers:
+        a lost heel marker need not stop a trial). Its offset from the ankle joint centre, per unit of the
+        ankle-to-toe distance, in a frame of the ankle-to-toe line (X) and the pelvis's Y (both feet's frames
+        alike, whichever leg is built first), median over frames, the lateral part mirrored."""
+        other = "r" if side == "l" else "l"
+
+        def foot(s: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            ankle, toe = self.get(f"ankle_{s}"), self.get(f"toe_{s}")
+            rot = triad("x", toe - ankle, "y", self.frame("pelvis")[..., :, 1])
+            return ankle, rot, np.linalg.norm(toe - ankle, axis=-1, keepdims=True)
+
+        heel = self._marked(f"heel_{other}")
+        ankle, rot, length = foot(other)
+        local = np.nanmedian(np.einsum("tji,tj->ti", rot, heel - ankle) / length, axis=0) * [1.0, -1.0, 1.0]
+        ankle, rot, length = foot(side)
+        self.methods[f"heel_{side}"] = (f"stand-in: the other foot's heel ({self._labels(f'heel_{other}')}) "
+                                        f"mirrored (no heel marker for this foot in {self.trial.source})")
+        return ankle + np.einsum("tij,j->ti", rot, local) * length
 
     def _labels(self, name: str) -> str:
         return str(self.used[name]) if name in self.used else name
