@@ -70,13 +70,34 @@ class Points:
         return self._cache[name]
 
     def _landmark(self, name: str) -> np.ndarray:
-        """The landmark from the trial's markers; a heel the trial has no marker for, from the other foot's."""
+        """The landmark from the trial's markers; a heel or an ASIS the trial has no marker for, from the other
+        side's."""
         try:
             return self._marked(name)
         except Missing:
-            if not name.startswith("heel_"):
-                raise
-            return self._heel_from_other_foot(name[-1])
+            if name.startswith("heel_"):
+                return self._heel_from_other_foot(name[-1])
+            if name.startswith("asis_"):
+                return self._asis_from_other_side(name[-1])
+            raise
+
+    def _asis_from_other_side(self, side: str) -> np.ndarray:
+        """The ASIS mirrored from the other one across the pelvis's plane of symmetry: the plane through the
+        midpoint of the two back pelvis markers (PSIS, or the back waist markers), normal to the line between
+        them (beyond the template, which needs both ASIS: a lost one need not stop a trial)."""
+        other = "r" if side == "l" else "l"
+        asis = self._marked(f"asis_{other}")
+        self.get("psis")
+        back = self.used["psis"].labels
+        if len(back) != 2:  # the sacrum, or one PSIS: no plane of symmetry
+            raise Missing(f"asis_{side}")
+        left, right = (self.marker(label) for label in back)
+        across = (left - right) / np.linalg.norm(left - right, axis=-1, keepdims=True)
+        height = np.sum((asis - 0.5 * (left + right)) * across, axis=-1, keepdims=True)
+        self.methods[f"asis_{side}"] = (f"stand-in: {self._labels(f'asis_{other}')} mirrored across the plane "
+                                        f"between {' and '.join(back)} (no {'left' if side == 'l' else 'right'} "
+                                        f"ASIS marker in {self.trial.source})")
+        return asis - 2.0 * height * across
 
     def _marked(self, name: str) -> np.ndarray:
         """The first alternative whose markers the trial has (weighted sum of their tracks)."""
