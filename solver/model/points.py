@@ -196,14 +196,21 @@ class Points:
         name = f"{joint}_{side}"
         proximal = {"elbow": "shoulder", "wrist": "elbow", "knee": "hip", "ankle": "knee"}[joint]
         body = "torso" if joint in ("elbow", "wrist") else "pelvis"
+        def medial_direction() -> np.ndarray:  # from the lateral to the medial side
+            return (-1.0 if side == "l" else 1.0) * self.frame(body)[..., :, 1]
+
+        if joint in ("knee", "ankle") and not self.has(f"{joint}_lat_{side}") and self.has(f"{joint}_med_{side}"):
+            # a lost lateral marker (the styloids' line is not the torso's Y: a wrist would be 4.5-4.9 cm off)
+            self.methods[name] = f"{self._labels(f'{joint}_med_{side}')} moved laterally (no lateral marker)"
+            return condyle_centre(self.get(f"{joint}_med_{side}"), None, self.get(f"{proximal}_{side}"),
+                                  -medial_direction(), joint)
         lateral = self.get(f"{joint}_lat_{side}")
         if self.has(f"{joint}_med_{side}"):
             self.methods[name] = f"midpoint of {self._labels(f'{joint}_lat_{side}')} and " \
                                  f"{self._labels(f'{joint}_med_{side}')}"
             return condyle_centre(lateral, self.get(f"{joint}_med_{side}"), None, None, joint)
-        medial = (-1.0 if side == "l" else 1.0) * self.frame(body)[..., :, 1]
         self.methods[name] = f"{self._labels(f'{joint}_lat_{side}')} moved medially (no medial marker)"
-        return condyle_centre(lateral, None, self.get(f"{proximal}_{side}"), medial, joint)
+        return condyle_centre(lateral, None, self.get(f"{proximal}_{side}"), medial_direction(), joint)
 
     def _upper_body(self) -> dict[str, np.ndarray]:
         """The upper body's points placed from the pelvis, scaled by the legs (no upper-body markers)."""
