@@ -199,8 +199,7 @@ class Points:
         def medial_direction() -> np.ndarray:  # from the lateral to the medial side
             return (-1.0 if side == "l" else 1.0) * self.frame(body)[..., :, 1]
 
-        if joint in ("knee", "ankle") and not self.has(f"{joint}_lat_{side}") and self.has(f"{joint}_med_{side}"):
-            # a lost lateral marker (the styloids' line is not the torso's Y: a wrist would be 4.5-4.9 cm off)
+        if not self.has(f"{joint}_lat_{side}") and self.has(f"{joint}_med_{side}"):  # a lost lateral marker
             self.methods[name] = f"{self._labels(f'{joint}_med_{side}')} moved laterally (no lateral marker)"
             return condyle_centre(self.get(f"{joint}_med_{side}"), None, self.get(f"{proximal}_{side}"),
                                   -medial_direction(), joint)
