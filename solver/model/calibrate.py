@@ -457,5 +457,5 @@ def calibrate(trial: Trial, template: str = "full15", mass: float | None = None,
         held=held,
         segment_residuals=segment_residuals, marker_residuals=marker_residuals, initial_frame=t0,
         initial_q=tuple(float(v) for v in q0), initial_marker_rms=rms0, notes=notes,
-        warnings=warnings + pose_warnings + note_warnings, markers=markers, ignored=ignored)
+        warnings=warnings + tuple(cal.estimates) + pose_warnings + note_warnings, markers=markers, ignored=ignored)
     return replace(model, metadata={**model.metadata, "calibration": report})

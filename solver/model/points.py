@@ -39,7 +39,8 @@ class Points:
     """World positions ``(T, 3)`` of landmarks and joint centres of one trial, computed on demand.
 
     ``frames`` holds the model frames of the segments built so far (``segment_frames`` fills it);
-    ``methods`` records how each joint centre was found, and which landmarks were stand-ins.
+    ``methods`` records how each joint centre was found, and which landmarks were stand-ins; ``estimates``
+    the landmarks placed without their lost marker (a heel, an ASIS, a lateral condyle), as warnings.
     """
 
     def __init__(self, trial: Trial, markerset: MarkerSet, sex: str, upper_body: bool = True):
@@ -47,6 +48,7 @@ class Points:
         self.index = {normalize(label): i for i, label in enumerate(trial.labels)}
         self.frames: dict[str, np.ndarray] = {}
         self.methods: dict[str, str] = {}
+        self.estimates: list[str] = []
         self.used: dict[str, Point] = {}
         self._cache: dict[str, np.ndarray] = {}
 
@@ -94,7 +96,7 @@ class Points:
         left, right = (self.marker(label) for label in back)
         across = (left - right) / np.linalg.norm(left - right, axis=-1, keepdims=True)
         height = np.sum((asis - 0.5 * (left + right)) * across, axis=-1, keepdims=True)
-        self.methods[f"asis_{side}"] = (f"stand-in: {self._labels(f'asis_{other}')} mirrored across the plane "
+        self._estimated(f"asis_{side}", f"stand-in: {self._labels(f'asis_{other}')} mirrored across the plane "
                                         f"between {' and '.join(back)} (no {'left' if side == 'l' else 'right'} "
                                         f"ASIS marker in {self.trial.source})")
         return asis - 2.0 * height * across
@@ -128,9 +130,13 @@ class Points:
         ankle, rot, length = foot(other)
         local = np.nanmedian(np.einsum("tji,tj->ti", rot, heel - ankle) / length, axis=0) * [1.0, -1.0, 1.0]
         ankle, rot, length = foot(side)
-        self.methods[f"heel_{side}"] = (f"stand-in: the other foot's heel ({self._labels(f'heel_{other}')}) "
+        self._estimated(f"heel_{side}", f"stand-in: the other foot's heel ({self._labels(f'heel_{other}')}) "
                                         f"mirrored (no heel marker for this foot in {self.trial.source})")
         return ankle + np.einsum("tij,j->ti", rot, local) * length
+
+    def _estimated(self, name: str, how: str) -> None:
+        self.methods[name] = how
+        self.estimates.append(f"{name} placed without its marker: {how.removeprefix('stand-in: ')}")
 
     def _labels(self, name: str) -> str:
         return str(self.used[name]) if name in self.used else name
@@ -200,7 +206,7 @@ class Points:
             return (-1.0 if side == "l" else 1.0) * self.frame(body)[..., :, 1]
 
         if not self.has(f"{joint}_lat_{side}") and self.has(f"{joint}_med_{side}"):  # a lost lateral marker
-            self.methods[name] = f"{self._labels(f'{joint}_med_{side}')} moved laterally (no lateral marker)"
+            self._estimated(name, f"{self._labels(f'{joint}_med_{side}')} moved laterally (no lateral marker)")
             return condyle_centre(self.get(f"{joint}_med_{side}"), None, self.get(f"{proximal}_{side}"),
                                   -medial_direction(), joint)
         lateral = self.get(f"{joint}_lat_{side}")

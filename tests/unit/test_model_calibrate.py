@@ -231,6 +231,7 @@ def test_a_foot_without_its_heel_marker_takes_the_other_heel_mirrored(trial, hee
     trial = request.getfixturevalue(trial)
     full, lost = calibrate(trial), calibrate(without(trial, heel))
     assert report(lost).joint_centres[f"heel_{foot[-1]}"].startswith("stand-in: the other foot's heel")
+    assert f"heel_{foot[-1]} placed without its marker: the other foot's heel" in " ".join(report(lost).warnings)
     placed = [np.array(model.metadata["feet"][foot]["heel"]) for model in (full, lost)]
     assert np.linalg.norm(placed[1] - placed[0]) < 0.025, placed
 
@@ -242,6 +243,7 @@ def test_a_lost_asis_marker_is_the_other_mirrored_across_the_pelvis(cmu):
     full, lost = calibrate(cmu), calibrate(without(cmu, "LFWT"))
     assert report(lost).joint_centres["asis_l"].startswith("stand-in: RFWT mirrored across the plane between LBWT "
                                                            "and RBWT")
+    assert "asis_l placed without its marker: RFWT mirrored" in " ".join(report(lost).warnings)
     lengths = report(full).lengths
     assert all(abs(report(lost).lengths[s] - lengths[s]) < 0.01 for s in lengths), report(lost).lengths
 
@@ -259,6 +261,8 @@ def test_a_lost_lateral_marker_is_the_medial_one_moved_out(trial, lost, joint, m
     [label] = [label for label in trial.labels if label.endswith(lost)]
     full, fewer = calibrate(trial), calibrate(without(trial, label))
     assert report(fewer).joint_centres[joint].endswith(f"{medial} moved laterally (no lateral marker)")
+    assert f"{joint} placed without its marker: " in " ".join(report(fewer).warnings)
+    assert "placed without its marker" not in " ".join(report(full).warnings)
     assert len(fewer.segments) == len(full.segments) == 15
     lengths = report(full).lengths
     assert all(abs(report(fewer).lengths[s] - lengths[s]) < 0.015 for s in lengths), report(fewer).lengths
