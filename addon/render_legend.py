@@ -21,10 +21,10 @@ import numpy as np
 from bpy_extras.object_utils import world_to_camera_view
 from mathutils import Vector
 
+from .arrows import PUSHES_PROP
 from .materials import COLOURS
 from .render_canvas import Canvas, flat_material
 from .render_looks import Palette
-from .arrows import PUSHES_PROP
 from .render_sampling import TORQUE_PROP, rendered_objects
 
 #: Legend rows: colour kind -> label, in this order.

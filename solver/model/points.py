@@ -16,12 +16,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..io.trial import Trial
-from .frames import project_joint, triad
+from .frames import project_joint, triad, unit
 from .inertia import DE_LEVA
 from .joint_centres import condyle_centre, harrington_hips, lumbar_offset, rab_shoulder, upper_body_from_pelvis
 from .markersets import LANDMARKS, MarkerSet, Point, normalize
 from .templates import ANATOMY, ANATOMY_BY_NAME, Anatomy
 
+#: The other side of a side.
+OTHER_SIDE = {"l": "r", "r": "l"}
 #: Points placed from the pelvis when the trial has no upper body.
 UPPER_BODY = frozenset(["neck", "vertex"] + [f"{name}_{s}" for s in "lr"
                                              for name in ("shoulder", "elbow", "wrist", "hand_tip")])
@@ -87,15 +89,15 @@ class Points:
         """The ASIS mirrored from the other one across the pelvis's plane of symmetry: the plane through the
         midpoint of the two back pelvis markers (PSIS, or the back waist markers), normal to the line between
         them (beyond the template, which needs both ASIS: a lost one need not stop a trial)."""
-        other = "r" if side == "l" else "l"
+        other = OTHER_SIDE[side]
         asis = self._marked(f"asis_{other}")
         self.get("psis")
         back = self.used["psis"].labels
         if len(back) != 2:  # the sacrum, or one PSIS: no plane of symmetry
             raise Missing(f"asis_{side}")
-        left, right = (self.marker(label) for label in back)
-        across = (left - right) / np.linalg.norm(left - right, axis=-1, keepdims=True)
-        height = np.sum((asis - 0.5 * (left + right)) * across, axis=-1, keepdims=True)
+        a, b = (self.marker(label) for label in back)
+        across = unit(a - b)
+        height = np.sum((asis - 0.5 * (a + b)) * across, axis=-1, keepdims=True)
         self._estimated(f"asis_{side}", f"stand-in: {self._labels(f'asis_{other}')} mirrored across the plane "
                                         f"between {' and '.join(back)} (no {'left' if side == 'l' else 'right'} "
                                         f"ASIS marker in {self.trial.source})")
@@ -119,7 +121,7 @@ class Points:
         a lost heel marker need not stop a trial). Its offset from the ankle joint centre, per unit of the
         ankle-to-toe distance, in a frame of the ankle-to-toe line (X) and the pelvis's Y (both feet's frames
         alike, whichever leg is built first), median over frames, the lateral part mirrored."""
-        other = "r" if side == "l" else "l"
+        other = OTHER_SIDE[side]
 
         def foot(s: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             ankle, toe = self.get(f"ankle_{s}"), self.get(f"toe_{s}")
@@ -177,7 +179,7 @@ class Points:
             self.methods["lumbar"] = f"{fraction:.3f} of the way from mid-hip to neck (de Leva 1996 omphalion)"
             return mid_hip + pelvis @ offset
         if base == "shoulder":
-            other = "r" if side == "l" else "l"
+            other = OTHER_SIDE[side]
             acromion = self.get(f"acromion_{side}")
             self.methods[name] = f"{self._labels('acromion_' + side)} - 17 % of bi-acromial width (Rab 2002)"
             return rab_shoulder(acromion, self.get(f"acromion_{other}"), self.frame("torso"))
@@ -202,6 +204,7 @@ class Points:
         name = f"{joint}_{side}"
         proximal = {"elbow": "shoulder", "wrist": "elbow", "knee": "hip", "ankle": "knee"}[joint]
         body = "torso" if joint in ("elbow", "wrist") else "pelvis"
+
         def medial_direction() -> np.ndarray:  # from the lateral to the medial side
             return (-1.0 if side == "l" else 1.0) * self.frame(body)[..., :, 1]
 
