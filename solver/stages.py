@@ -176,10 +176,11 @@ def _reconstruct(path, state: dict, options: PipelineOptions, progress: Progress
 def _dynamics(path, state: dict, options: PipelineOptions, progress: Progress) -> dict:
     """Inverse dynamics without and with the measured plate forces. An assumed body mass is replaced by the one
     the trial's plates give (``contact.plate_mass``), from a contact estimate (whose surfaces and timing do not
-    depend on the mass); the model, motion and dynamics are then rescaled to it."""
+    depend on the mass); the model, motion and dynamics are then rescaled to it, the derivatives taken again (the
+    default filter finds touch-downs by the centre of mass's speed, which the shoes' fixed mass moves a little)."""
     progress(0.0, "inverse dynamics")
     trial, model, motion = state["trial"], state["model"], state["motion"]
-    derived = motion_derivatives(motion, cutoff=options.filter_cutoff, scheme=options.derivatives)  # mass-free
+    derived = motion_derivatives(motion, cutoff=options.filter_cutoff, scheme=options.derivatives)
     outputs = {"dynamics": inverse_dynamics(motion, derivatives=derived)}
     if model.mass_source.startswith("assumed") and trial.plates:
         contact = estimate_contact(motion, dynamics=outputs["dynamics"])
@@ -187,6 +188,7 @@ def _dynamics(path, state: dict, options: PipelineOptions, progress: Progress) -
         if found is not None:
             model = with_body_mass(model, found.mass, found.source)
             motion = replace(motion, model=model)
+            derived = motion_derivatives(motion, cutoff=options.filter_cutoff, scheme=options.derivatives)
             outputs = {"model": model, "motion": motion, "dynamics": inverse_dynamics(motion, derivatives=derived)}
             progress(0.5, f"body mass {found.mass:.1f} kg from the force plates")
         else:

@@ -154,6 +154,17 @@ def test_the_opensim_folder_has_every_file(walking):
     assert len(ik.findall(".//IKMarkerTask")) == len(result.model.marker_labels)
 
 
+def test_a_drop_jump_weighed_on_its_plates_writes_its_opensim_files(shared_data, tmp_path):
+    """No mass given: the plates weigh the subject after a first pass of the dynamics, and the exported coordinates
+    are those the rescaled dynamics differentiated (the default filter finds touch-downs by the centre of mass's
+    speed, which the shoes' fixed mass moves: "The dynamics were computed from coordinates other than the
+    motion's" before the derivatives were taken again for the plates' mass)."""
+    result = run(shared_data / "subject4_DJ3.trc", PipelineOptions(until="dynamics", opensim=True))
+    assert result.model.mass_source.startswith("force plates")
+    written, _ = write_results(result, tmp_path)
+    assert {"subject4_DJ3_coordinates.mot", "subject4_DJ3_moments.sto"} <= {p.name for p in written}
+
+
 def test_without_dynamics_the_model_and_coordinates_are_still_written(walking, tmp_path):
     result, *_ = walking
     from dataclasses import replace
