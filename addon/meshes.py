@@ -99,7 +99,8 @@ def body_capsules(model: BodyModel, heads: np.ndarray) -> list[Capsule]:
     radius = [_mass_radius(model, k) for k in range(len(segments))]
     children = [[c for c, s in enumerate(segments) if s.parent == k] for k in range(len(segments))]
     feet = model.metadata.get("feet", {})
-    arms = [c for k, role in enumerate(roles) if role == "torso" for c in children[k] if roles[c] == "upper_arm"]
+    arms = [c for k, role in enumerate(roles) if role == "torso"
+            for c in children[k] if roles[c] in ("upper_arm", "arm")]  # "arm": one hanging from its shoulder
     shoulder = max((abs(segments[c].joint_offset[1]) for c in arms), default=radius[0])
     waist = 0.8 * shoulder
     end_radius: dict[int, float] = {}

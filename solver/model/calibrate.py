@@ -6,9 +6,13 @@ Steps (every one vectorized over frames):
    through the C3D's ``POINT:DESCRIPTIONS``), or given (built-in name or TOML
    file, ``markersets``). A segment's markers are the set's markers for it
    that the movement trial has. A trial whose markers do not make a trunk
-   and both arms (e.g. a lower-body set) gets one segment for its head, arms
-   and trunk (HAT, ``templates.with_hat``), welded to the pelvis and placed
-   from it (``joint_centres.upper_body_from_pelvis``).
+   (e.g. a lower-body set) gets one segment for its head, arms and trunk
+   (HAT, ``templates.with_hat``), welded to the pelvis and placed from it
+   (``joint_centres.upper_body_from_pelvis``). An arm whose markers cannot
+   make its upper arm and forearm (a lost elbow marker) is one segment
+   welded to the torso, hanging from its shoulder
+   (``templates.with_hanging_arms``, ``joint_centres.hanging_arm``; beyond
+   the papers), with a warning.
 2. Joint centres per frame (``joint_centres``) and anatomical segment frames
    (``templates``), parents first. A segment whose joint cannot follow its
    anatomical frame takes the nearest frame its joint allows relative to its
@@ -60,7 +64,8 @@ from .level_head import HEADS
 from . import vocabulary
 from .markersets import LANDMARKS, MarkerSet, get_markerset, normalize
 from .points import Frames, Points, local_point, segment_frames
-from .templates import ANATOMY, ANATOMY_BY_NAME, HAT_MEMBERS, Anatomy, Template, get_template, with_hat
+from .templates import (ANATOMY, ANATOMY_BY_NAME, HAT_MEMBERS, SIDES, Anatomy, Template, arm_members, get_template,
+                        with_hanging_arms, with_hat)
 
 DEFAULT_MASS = 70.0
 ASSUMED_MASS = "assumed (no mass given and no quiet standing on force plates)"
@@ -181,19 +186,26 @@ def with_body_mass(model: BodyModel, mass: float, source: str) -> BodyModel:
     return replace(model, segments=segments, mass_source=source, metadata=metadata)
 
 
-def _has_upper_body(points: Points, mset: MarkerSet, template: Template) -> bool:
-    """Whether the trial's markers make a trunk and both arms (head and hands may ride on their parents)."""
-    joints, _, problems = _plan(template, _attached(mset, points, True))
-    if any(p.split(" ")[0] in HAT_MEMBERS for p in problems):
-        return False
-    return not set(segment_frames(points, joints).missing) & {"torso", "upper_arm_l", "upper_arm_r", "forearm_l",
-                                                                "forearm_r"}
+def _upper_body(points: Points, mset: MarkerSet, template: Template) -> tuple[bool, dict]:
+    """Whether the trial's markers make a trunk (head and hands may ride on their parents), and the arms
+    they cannot build: side -> what is missing (those arms hang from their shoulders)."""
+    joints, _, problems = _plan(template, _attached(mset, points, True, {}))
+    unbuilt = {p.split(" ")[0]: p for p in problems}
+    if "torso" in unbuilt:
+        return False, {}
+    missing = segment_frames(points, joints).missing
+    if "torso" in missing:
+        return False, {}
+    unbuilt.update((seg, f"{seg} (needs {need})") for seg, need in missing.items() if seg not in unbuilt)
+    return True, {s: next(unbuilt[seg] for seg in arm_members(s)[:2] if seg in unbuilt) for s in SIDES
+                  if set(arm_members(s)[:2]) & set(unbuilt)}
 
 
-def _attached(markerset: MarkerSet, points: Points, upper: bool) -> dict:
+def _attached(markerset: MarkerSet, points: Points, upper: bool, hanging: dict) -> dict:
     """Anatomical segment -> the set's markers for it that the trial has, in the trial's spelling (none on
-    the upper body of a lower-body model)."""
-    return {a.name: () if not upper and a.name in HAT_MEMBERS else tuple(
+    the upper body of a lower-body model, nor on a hanging arm)."""
+    unused = set(HAT_MEMBERS) if not upper else {m for s in hanging for m in arm_members(s)}
+    return {a.name: () if a.name in unused else tuple(
         points.trial.labels[points.index[normalize(m)]]
         for m in markerset.segments.get(a.name, ()) if points.marker(m) is not None) for a in ANATOMY}
 
@@ -418,15 +430,14 @@ def calibrate(trial: Trial, template: str = "full15", mass: float | None = None,
     mset = get_markerset(markerset, labelled.labels, labelled.metadata.get("point_descriptions"))
     body_mass, mass_source, warnings = _body_mass(mass, (static, trial))
     _check_shoes(shoe_mass, body_mass)
-    upper = _has_upper_body(Points(labelled, mset, sex), mset, tmpl)
-    if not upper:
-        tmpl = with_hat(tmpl)
-    movement = Points(trial, mset, sex, upper)
-    attached = _attached(mset, movement, upper)
+    upper, hanging = _upper_body(Points(labelled, mset, sex), mset, tmpl)
+    tmpl = with_hanging_arms(tmpl, hanging) if upper else with_hat(tmpl)
+    movement = Points(trial, mset, sex, upper, frozenset(hanging))
+    attached = _attached(mset, movement, upper, hanging)
     joints, welded, problems = _plan(tmpl, attached)
     if problems:
         raise _no_body(problems, attached, mset)
-    cal = Points(static, mset, sex, upper) if static is not None else movement
+    cal = Points(static, mset, sex, upper, frozenset(hanging)) if static is not None else movement
     sources = [(cal, _build_frames(tmpl, cal, joints, welded))]
     movement_lengths = {}
     if static is not None:
@@ -448,8 +459,8 @@ def calibrate(trial: Trial, template: str = "full15", mass: float | None = None,
     fit = fit_segments(model, trial.labels, trial.markers)
     segment_residuals, marker_residuals = fit_residuals(model, fit)
     t0, q0, rms0, pose_warnings = initial_pose(model, fit, trial)
-    markers, ignored = marker_report(model, trial, mset, (cal, movement), unplaced, upper)
-    notes, note_warnings = marker_notes(ignored, welded, held, marker_residuals, upper)
+    markers, ignored = marker_report(model, trial, mset, (cal, movement), unplaced, upper, hanging)
+    notes, note_warnings = marker_notes(ignored, welded, held, marker_residuals, upper, hanging)
     report = Calibration(
         template=tmpl.name, table=table, sex=sex, markerset=mset.name, mass=body_mass, mass_source=mass_source,
         source=trial.source, static=static.source if static is not None else None, lengths=lengths,

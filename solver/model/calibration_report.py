@@ -12,7 +12,7 @@ from .body import BodyModel
 from .fit import marker_indices
 from .held import DESCRIPTIONS, HAT
 from .markersets import MarkerSet, normalize
-from .templates import HAT_MEMBERS
+from .templates import HAT_MEMBERS, arm_members
 
 #: A marker whose RMS distance from its segment's rigid fit exceeds this is reported [m].
 LOOSE_MARKER = 0.02
@@ -51,9 +51,9 @@ def initial_pose(model: BodyModel, fit, trial: Trial) -> tuple[int, np.ndarray, 
 
 
 def marker_report(model: BodyModel, trial: Trial, mset: MarkerSet, points: tuple, unplaced: list,
-                   upper: bool) -> tuple[dict, dict]:
+                  upper: bool, hanging: dict) -> tuple[dict, dict]:
     """Per label of ``trial``: what it is, the model segment it rides on and the landmarks it gives; and
-    why the others are not used."""
+    why the others are not used (``upper``: the trial has a trunk; ``hanging``: side -> why that arm hangs)."""
     segment = {normalize(m): s.name for s in model.segments for m in s.markers}
     landmarks: dict[str, list] = {}
     for p in points:
@@ -62,7 +62,13 @@ def marker_report(model: BodyModel, trial: Trial, mset: MarkerSet, points: tuple
                 landmarks.setdefault(normalize(label), []).append(name)
     meanings = {normalize(k): v for k, v in mset.meanings.items()}
     reasons = {normalize(k): v for k, v in mset.ignored.items()}
-    upper_labels = {normalize(m) for seg in HAT_MEMBERS for m in mset.segments.get(seg, ())}
+    if upper:
+        upper_reasons = {normalize(m): f"arm_{s} hangs from the shoulder: its markers cannot build it"
+                         for s in hanging for seg in arm_members(s) for m in mset.segments.get(seg, ())}
+    else:
+        upper_reasons = {normalize(m): "too few upper-body markers for a trunk: the head, arms and trunk are one "
+                                       "segment (HAT) placed from the pelvis"
+                         for seg in HAT_MEMBERS for m in mset.segments.get(seg, ())}
     markers, ignored = {}, {}
     for label in trial.labels:
         key = normalize(label)
@@ -71,9 +77,8 @@ def marker_report(model: BodyModel, trial: Trial, mset: MarkerSet, points: tuple
                               "landmarks": sorted(set(landmarks.get(key, ())))}
         elif key in reasons:
             ignored[label] = reasons[key]
-        elif not upper and key in upper_labels:
-            ignored[label] = "too few upper-body markers for a trunk and both arms: the head, arms and trunk " \
-                             "are one segment (HAT) placed from the pelvis"
+        elif key in upper_reasons:
+            ignored[label] = upper_reasons[key]
         elif label in unplaced:
             ignored[label] = "never seen together with its segment's landmarks"
         else:
@@ -81,8 +86,10 @@ def marker_report(model: BodyModel, trial: Trial, mset: MarkerSet, points: tuple
     return markers, ignored
 
 
-def marker_notes(ignored: dict, welded: list, held: dict, marker_residuals: dict, upper: bool) -> tuple:
-    """What the user should know (notes) and act on (warnings) about the markers."""
+def marker_notes(ignored: dict, welded: list, held: dict, marker_residuals: dict, upper: bool,
+                 hanging: dict) -> tuple:
+    """What the user should know (notes) and act on (warnings) about the markers (``hanging``: side -> what its
+    arm's markers cannot build)."""
     by_reason: dict[str, list] = {}
     for label, reason in ignored.items():
         by_reason.setdefault(reason, []).append(label)
@@ -98,4 +105,7 @@ def marker_notes(ignored: dict, welded: list, held: dict, marker_residuals: dict
     loose = [f"{m} ({100 * r:.1f} cm)" for m, r in marker_residuals.items() if r > LOOSE_MARKER]
     warnings = (f"Markers that move more than {100 * LOOSE_MARKER:.0f} cm RMS relative to their segment "
                 "(check labels and placement): " + ", ".join(loose),) if loose else ()
+    warnings += tuple(f"arm_{s} hangs straight down from the shoulder, welded to the torso: its markers cannot "
+                      f"build it (missing: {why}), so its swing is in neither the forces nor the torques; label or "
+                      f"map its elbow and wrist markers to use them" for s, why in hanging.items())
     return tuple(notes), warnings

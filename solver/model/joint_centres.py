@@ -26,6 +26,9 @@
   apart and ``SHOULDER_DROP`` trunk lengths below the neck, the medians over
   the project's six full-body trials (CMU, squat_gaps, subject4 static and
   walking, the sprint, OpenCap video walking: 0.58-0.73 and 0.04-0.15).
+- An arm whose markers cannot make its upper arm and forearm (a lost elbow
+  marker, say) hangs straight down from its shoulder centre (``hanging_arm``),
+  its parts de Leva's mean lengths scaled by the legs (beyond the papers).
 """
 
 from __future__ import annotations
@@ -37,6 +40,8 @@ from .frames import unit
 HALF_WIDTH = {"knee": 0.15, "ankle": 0.10, "elbow": 0.13, "wrist": 0.10}
 RAB_SHOULDER = 0.17
 SHOULDER_WIDTH, SHOULDER_DROP = 0.63, 0.09
+#: The inertia table's rows of an arm's parts, shoulder to hand tip.
+ARM_ROWS = ("upper_arm", "forearm", "hand")
 
 
 def harrington_hips(asis_l: np.ndarray, asis_r: np.ndarray, psis: np.ndarray,
@@ -101,10 +106,17 @@ def upper_body_from_pelvis(mid_hip: np.ndarray, pelvis: np.ndarray, scale: float
     for side, sign in (("l", 1.0), ("r", -1.0)):
         shoulder = (1 - SHOULDER_DROP) * trunk * up + sign * SHOULDER_WIDTH * trunk / 2 * lateral
         local[f"shoulder_{side}"] = shoulder
-        local[f"elbow_{side}"] = elbow = shoulder - length("upper_arm") * up
-        local[f"wrist_{side}"] = wrist = elbow - length("forearm") * up
-        local[f"hand_tip_{side}"] = wrist - length("hand") * up
+        local.update(hanging_arm(shoulder, -up, [length(row) for row in ARM_ROWS], side))
     tilt = np.degrees(np.arccos(np.clip(up[2], -1.0, 1.0)))
     method = (f"placed from the pelvis (no upper-body markers): trunk upright, {tilt:.0f} deg from the pelvis "
               f"Z axis; de Leva lengths x {scale:.2f} (from the legs)")
     return {name: mid_hip + pelvis @ point for name, point in local.items()}, method
+
+
+def hanging_arm(shoulder: np.ndarray, down: np.ndarray, lengths, side: str) -> dict[str, np.ndarray]:
+    """Elbow, wrist and hand-tip centres of an arm hanging straight along the unit vector ``down`` from
+    ``shoulder`` (any frame, ``(3,)`` or ``(T, 3)``), its parts ``lengths`` [m] long (``ARM_ROWS``)."""
+    elbow = shoulder + lengths[0] * down
+    wrist = elbow + lengths[1] * down
+    return {f"elbow_{side}": elbow, f"wrist_{side}": wrist, f"hand_tip_{side}": wrist + lengths[2] * down}
+

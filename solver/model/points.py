@@ -6,7 +6,9 @@ alternatives (``markersets.Point``) whose markers the trial has; joint centres c
 
 With ``upper_body=False`` (a lower-body marker set) the neck, vertex, shoulders, elbows, wrists and hand
 tips are not measured but placed from the pelvis (``joint_centres.upper_body_from_pelvis``): the head,
-arms and trunk then form one rigid segment on the pelvis (HAT).
+arms and trunk then form one rigid segment on the pelvis (HAT). With ``hanging`` sides, the elbow, wrist and
+hand tip of each such arm (whose markers cannot build it) hang straight down from its shoulder centre
+(``joint_centres.hanging_arm``): the arm is one rigid segment on the torso.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import numpy as np
 from ..io.trial import Trial
 from .frames import project_joint, triad, unit
 from .inertia import DE_LEVA
-from .joint_centres import condyle_centre, harrington_hips, lumbar_offset, rab_shoulder, upper_body_from_pelvis
+from .joint_centres import (ARM_ROWS, condyle_centre, hanging_arm, harrington_hips, lumbar_offset, rab_shoulder,
+                            upper_body_from_pelvis)
 from .markersets import LANDMARKS, MarkerSet, Point, normalize
 from .templates import ANATOMY, ANATOMY_BY_NAME, Anatomy
 
@@ -27,6 +30,8 @@ OTHER_SIDE = {"l": "r", "r": "l"}
 #: Points placed from the pelvis when the trial has no upper body.
 UPPER_BODY = frozenset(["neck", "vertex"] + [f"{name}_{s}" for s in "lr"
                                              for name in ("shoulder", "elbow", "wrist", "hand_tip")])
+#: Points of an arm placed hanging from its shoulder, per side.
+HANGING = {s: frozenset(f"{name}_{s}" for name in ("elbow", "wrist", "hand_tip")) for s in "lr"}
 
 
 class Missing(Exception):
@@ -42,11 +47,14 @@ class Points:
 
     ``frames`` holds the model frames of the segments built so far (``segment_frames`` fills it);
     ``methods`` records how each joint centre was found, and which landmarks were stand-ins; ``estimates``
-    the landmarks placed without their lost marker (a heel, an ASIS, a lateral condyle), as warnings.
+    the landmarks placed without their lost marker (a heel, an ASIS, a lateral condyle), as warnings;
+    ``hanging`` the sides whose arm hangs from its shoulder.
     """
 
-    def __init__(self, trial: Trial, markerset: MarkerSet, sex: str, upper_body: bool = True):
+    def __init__(self, trial: Trial, markerset: MarkerSet, sex: str, upper_body: bool = True,
+                 hanging: frozenset = frozenset()):
         self.trial, self.markerset, self.sex, self.upper_body = trial, markerset, sex, upper_body
+        self.hanging = hanging
         self.index = {normalize(label): i for i, label in enumerate(trial.labels)}
         self.frames: dict[str, np.ndarray] = {}
         self.methods: dict[str, str] = {}
@@ -69,6 +77,8 @@ class Points:
         if name not in self._cache:
             if not self.upper_body and name in UPPER_BODY:
                 self._cache.update(self._upper_body())
+            elif any(name in HANGING[s] for s in self.hanging):
+                self._cache.update(self._hanging_arm(name[-1]))
             else:
                 self._cache[name] = self._landmark(name) if name in LANDMARKS else self._compute(name)
         return self._cache[name]
@@ -220,16 +230,30 @@ class Points:
         self.methods[name] = f"{self._labels(f'{joint}_lat_{side}')} moved medially (no medial marker)"
         return condyle_centre(lateral, None, self.get(f"{proximal}_{side}"), medial_direction(), joint)
 
+    def _leg_scale(self) -> float:
+        """The subject's thighs and shanks over de Leva's (median of the four)."""
+        rows = DE_LEVA[self.sex]
+        return float(np.median([np.nanmedian(np.linalg.norm(self.get(f"{a}_{s}") - self.get(f"{b}_{s}"), axis=-1))
+                                / (rows[row].length / 1000) for s in "lr"
+                                for a, b, row in (("hip", "knee", "thigh"), ("knee", "ankle", "shank"))]))
+
     def _upper_body(self) -> dict[str, np.ndarray]:
         """The upper body's points placed from the pelvis, scaled by the legs (no upper-body markers)."""
-        rows = DE_LEVA[self.sex]
-        ratios = [np.nanmedian(np.linalg.norm(self.get(f"{a}_{s}") - self.get(f"{b}_{s}"), axis=-1))
-                  / (rows[row].length / 1000) for s in "lr" for a, b, row in (("hip", "knee", "thigh"),
-                                                                                ("knee", "ankle", "shank"))]
-        scale = float(np.median(ratios))
         pelvis = self.anatomical_frame(ANATOMY_BY_NAME["pelvis"])
-        points, self.methods["upper body"] = upper_body_from_pelvis(self.get("mid_hip"), pelvis, scale, rows)
+        points, self.methods["upper body"] = upper_body_from_pelvis(self.get("mid_hip"), pelvis, self._leg_scale(),
+                                                                    DE_LEVA[self.sex])
         return points
+
+    def _hanging_arm(self, side: str) -> dict[str, np.ndarray]:
+        """An arm whose markers cannot build it, hanging straight down from its shoulder centre along the world
+        vertical as the torso sees it on average (beyond the papers: a lost elbow marker need not make the whole
+        upper body rigid), de Leva's lengths scaled by the legs."""
+        torso = self.frame("torso")
+        down = -unit(np.nanmedian(torso[..., 2, :], axis=0))  # world -Z in the torso frame
+        scale = self._leg_scale()
+        lengths = [scale * DE_LEVA[self.sex][row].length / 1000 for row in ARM_ROWS]
+        self.methods[f"arm_{side}"] = f"hanging straight down from the shoulder, de Leva lengths x {scale:.2f}"
+        return hanging_arm(self.get(f"shoulder_{side}"), torso @ down, lengths, side)
 
 
 @dataclass

@@ -201,6 +201,25 @@ def with_hat(template: Template) -> Template:
                                    "segment (HAT) welded to the pelvis", (kept[0], hat, *kept[1:]))
 
 
+def arm_members(side: str) -> tuple[str, ...]:
+    """The anatomical segments of one arm, shoulder to hand."""
+    return tuple(f"{seg}_{side}" for seg in ("upper_arm", "forearm", "hand"))
+
+
+def with_hanging_arms(template: Template, sides) -> Template:
+    """``template`` with each arm of ``sides`` one segment ``arm_<side>`` welded to the torso (an arm its
+    markers cannot build, placed hanging from its shoulder: ``points.Points``)."""
+    segments = list(template.segments)
+    for s in sides:
+        members = arm_members(s)
+        at = next(k for k, seg in enumerate(segments) if seg.members[0] == members[0])
+        segments = [seg for seg in segments if not set(seg.members) & set(members)]
+        segments.insert(at, TemplateSegment(f"arm_{s}", "torso", "weld", members=members))
+    hanging = " and ".join(f"arm_{s}" for s in sides)
+    return Template(template.name, f"{template.description}; {hanging} one segment welded to the torso, hanging",
+                    tuple(segments))
+
+
 def get_template(name: str) -> Template:
     try:
         return TEMPLATES[name]

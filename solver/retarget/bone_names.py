@@ -31,8 +31,10 @@ LIMB_ROLES = ("upper_arm", "forearm", "hand", "thigh", "shank", "foot")
 ROLES = ("pelvis", "torso", "head", *(f"{limb}_{s}" for s in SIDES for limb in LIMB_ROLES))
 #: Roles a character must have to be retargeted (the root and the legs carry the motion and the foot lock).
 REQUIRED = ("pelvis", "thigh_l", "shank_l", "foot_l", "thigh_r", "shank_r", "foot_r")
-#: Where a model without a segment takes its motion from (brubaker12 has no head or hands).
-FALLBACK = {"head": "torso", "hand_l": "forearm_l", "hand_r": "forearm_r"}
+#: Where a model without a segment takes its motion from, first found first (brubaker12 has no head or hands; an
+#: arm its markers cannot build is one segment, ``arm_l`` or ``arm_r``, hanging from the shoulder).
+FALLBACK = {"head": ("torso",), **{f"{part}_{s}": fallback for s in SIDES for part, fallback in (
+    ("upper_arm", (f"arm_{s}",)), ("forearm", (f"arm_{s}",)), ("hand", (f"forearm_{s}", f"arm_{s}")))}}
 
 SIDE_WORDS = {"l": "l", "left": "l", "lft": "l", "lt": "l", "r": "r", "right": "r", "rgt": "r", "rt": "r"}
 #: Bones with one of these words are rig mechanics or end markers, never keyed.

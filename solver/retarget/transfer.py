@@ -172,8 +172,8 @@ def retarget(source: SourceMotion, target: Skeleton, mapping: Mapping,
     src = source.skeleton
 
     def source_bone(role: str) -> int:
-        name = role if role in src.names else FALLBACK.get(role, role)
-        if name not in src.names:
+        name = next((n for n in (role, *FALLBACK.get(role, ())) if n in src.names), None)
+        if name is None:
             raise SolverError(f"The solved rig has no {role.replace('_', ' ')} segment to retarget from",
                               "unmap that bone, or rebuild the armature with the full15 model")
         return src.index(name)

@@ -134,3 +134,28 @@ def test_on_a_treadmill_the_feet_stay_on_the_belt(source, walk):
     assert treadmill.max_slide < 1e-6, "the pivots stay where they were planted on the belt"
     in_the_lab = retarget(source.__class__(source.skeleton, pose, source.rate, source.stance), character, mapping)
     assert np.abs(_world(in_the_lab)[1] - moved).max() > 0.1
+
+
+def test_an_arm_that_hangs_moves_the_characters_whole_arm(shared_data):
+    """The walk without its left elbow markers: the model's left arm is one segment hanging from the shoulder
+    (``arm_l``), and the character's upper arm and forearm both point along it (they had no segment to follow)."""
+    from dataclasses import replace
+
+    from mocap_dynamics.solver.io import load_trial
+    from mocap_dynamics.solver.kinematics import reconstruct
+    from mocap_dynamics.solver.model import calibrate
+    trial = load_trial(shared_data / "subject4_walking1.trc")
+    kept = [i for i, label in enumerate(trial.labels) if not label.startswith("L_elbow")]
+    trial = replace(trial, labels=tuple(trial.labels[i] for i in kept), markers=trial.markers[:, kept])
+    motion = reconstruct(trial, calibrate(trial))
+    character = mixamo_skeleton("T")
+    result = retarget(source_from_motion(motion), character, detect_mapping(character.names, character.parents),
+                      RetargetOptions(foot_lock=False, scaled_feet=False))
+    _, heads = _world(result)
+    model = motion.model
+    k = model.index("arm_l")
+    expected = np.einsum("tij,j->ti", motion.rotations[:, k], model.segments[k].tip)
+    for bone, child in (("LeftArm", "LeftForeArm"), ("LeftForeArm", "LeftHand")):
+        line = heads[:, character.index(f"mixamorig:{child}")] - heads[:, character.index(f"mixamorig:{bone}")]
+        cos = np.sum(line * expected, 1) / np.linalg.norm(line, axis=1) / np.linalg.norm(expected, axis=1)
+        assert np.degrees(np.arccos(np.clip(cos, -1, 1))).max() < 1e-5, bone
