@@ -114,7 +114,8 @@ class Points:
         return asis - 2.0 * height * across
 
     def _marked(self, name: str) -> np.ndarray:
-        """The first alternative whose markers the trial has (weighted sum of their tracks)."""
+        """The first alternative whose markers the trial has (weighted sum of their tracks); one that is a
+        regression on other landmarks' markers (not their mean) is also a warning."""
         points = self.markerset.landmarks.get(name, ())
         for k, point in enumerate(points):
             tracks = [self.marker(label) for label in point.labels]
@@ -122,7 +123,11 @@ class Points:
                 self.used[name] = point
                 if k or point.stand_in:
                     missing = point.stand_in or " and ".join(points[0].labels)
-                    self.methods[name] = f"stand-in {point} (no {missing} in {self.trial.source})"
+                    how = f"stand-in {point} (no {missing} in {self.trial.source})"
+                    if point.is_mean:
+                        self.methods[name] = how
+                    else:
+                        self._estimated(name, how)
                 return sum(w * t for (_, w), t in zip(point.weights, tracks))
         raise Missing(name)
 

@@ -268,6 +268,20 @@ def test_a_lost_lateral_marker_is_the_medial_one_moved_out(trial, lost, joint, m
     assert all(abs(report(fewer).lengths[s] - lengths[s]) < 0.015 for s in lengths), report(fewer).lengths
 
 
+@pytest.mark.parametrize("trial", ["cmu", "squat", "static"])
+def test_a_lost_c7_is_placed_from_the_jugular_notch_and_the_acromions(trial, request):
+    """C7 = notch + 1.57 (mid-acromion - notch) (vocabulary.toml), with a warning: every segment is kept (a lost
+    C7 made the whole upper body one segment on the pelvis), the torso within 2 cm of its length with C7 (CMU
+    -0.6, the squat +0.4, subject 4's static -0.3 cm)."""
+    trial = request.getfixturevalue(trial)
+    [label] = [label for label in trial.labels if label.upper() == "C7"]
+    full, fewer = calibrate(trial), calibrate(without(trial, label))
+    assert len(fewer.segments) == len(full.segments) == 15
+    assert report(fewer).joint_centres["c7"].startswith(("stand-in -0.57 ", "stand-in -0.28 L_Sternum - 0.28 "))
+    assert any(w.startswith("c7 placed without its marker: stand-in") for w in report(fewer).warnings)
+    assert abs(report(fewer).lengths["torso"] - report(full).lengths["torso"]) < 0.02
+
+
 def test_no_heel_marker_on_either_foot_says_what_to_do(cmu):
     with pytest.raises(ModelError, match=r"Cannot place heel_l \(no marker of the trial reads as a left heel.*; "
                                          r"heel_r .* map heel_l and heel_r .*\[landmarks\] table"):
