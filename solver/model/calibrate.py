@@ -26,9 +26,11 @@ Steps (every one vectorized over frames):
    its calibrated posture, and gets its tip from its markers or, with none,
    from de Leva's mean length scaled by the subject's limb lengths; a head
    with no markers at all is held level instead (``level_head``;
-   ``head="welded"`` keeps the weld). Any other segment without enough
-   markers is an error naming what was found, what is missing and what
-   would make it work.
+   ``head="welded"`` keeps the weld). A hinged segment (shank, forearm) needs
+   two points, one marker and its joint centre: its hinge fixes the rest
+   (``fit.hinge_towards``; beyond the papers). Any other segment without
+   enough markers is an error naming what was found, what is missing and
+   what would make it work.
 5. Inertia (``inertia``) from the body mass: the ``mass`` argument ("user"),
    else the quiet-standing weight on the static or movement trial's force
    plates / g ("force plates"), else 70 kg ("assumed ...", with a warning);
@@ -233,7 +235,7 @@ def _plan(template: Template, attached: dict) -> tuple[dict, list, list]:
         labels = [x for m in seg.members for x in attached[m]]
         points = len(labels) + (seg.parent is not None)
         joints[seg.members[0]] = (seg.joint, np.asarray(seg.axes, float).reshape(-1, 3))
-        if points >= 3 or seg.joint == "weld":
+        if points >= (2 if seg.joint == "hinge" else 3) or seg.joint == "weld":
             continue
         if seg.name not in children and seg.parent is not None:
             joints[seg.members[0]] = ("weld", ())
@@ -241,7 +243,12 @@ def _plan(template: Template, attached: dict) -> tuple[dict, list, list]:
             if not labels and ANATOMY_BY_NAME[seg.members[-1]].default_tip is None:
                 problems.append(f"{seg.name} (markers found: none; needs markers for its end, e.g. heel and toe)")
         else:
-            needs = "3 markers" if seg.parent is None else "3 points: markers plus its proximal joint centre"
+            if seg.parent is None:
+                needs = "3 markers"
+            elif seg.joint == "hinge":
+                needs = "2 points: a marker plus its proximal joint centre"
+            else:
+                needs = "3 points: markers plus its proximal joint centre"
             problems.append(f"{seg.name} (markers found: {', '.join(labels) or 'none'}; needs {needs})")
     return joints, welded, problems
 

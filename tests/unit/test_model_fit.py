@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -49,3 +51,19 @@ def test_missing_markers_are_nan_not_errors(model):
     assert list(fit.valid) == [True, False, True]
     assert np.isnan(fit.marker_errors[1, :4]).all()
     np.testing.assert_allclose(fit.q[[0, 2]], q[[0, 2]], atol=1e-9)
+
+
+def test_a_hinged_segment_with_one_marker_turns_about_its_hinge_to_it(shared_data):
+    """CMU's file without LSHN: the left shank keeps LANK alone, two points with the knee centre, which a rigid fit
+    cannot place; turned about the knee's hinge toward LANK (``hinge_towards``), every pose the model makes comes
+    back exactly."""
+    cmu = load_trial(shared_data / "cmu_dribble_shoot_basketball.c3d")
+    kept = [i for i, label in enumerate(cmu.labels) if label != "LSHN"]
+    model = calibrate(replace(cmu, labels=tuple(cmu.labels[i] for i in kept), markers=cmu.markers[:, kept]))
+    shank = model.segments[model.index("shank_l")]
+    assert shank.joint == "hinge" and shank.markers == ("LANK",)
+    q = random_poses(model, 20, np.random.default_rng(7))
+    fit = fit_segments(model, model.marker_labels, model.marker_positions(q))
+    assert fit.valid.all()
+    np.testing.assert_allclose(fit.q, q, atol=1e-9)
+
