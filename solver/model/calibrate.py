@@ -27,10 +27,11 @@ Steps (every one vectorized over frames):
    from de Leva's mean length scaled by the subject's limb lengths; a head
    with no markers at all is held level instead (``level_head``;
    ``head="welded"`` keeps the weld). A hinged segment (shank, forearm) needs
-   two points, one marker and its joint centre: its hinge fixes the rest
-   (``fit.hinge_towards``; beyond the papers). Any other segment without
-   enough markers is an error naming what was found, what is missing and
-   what would make it work.
+   two points, one marker and its joint centre: its hinge fixes the rest; so
+   does a ball-jointed one (thigh, upper arm) whose hinged child has three:
+   the child's hinge axis fixes its turn (``fit.turn_towards``; beyond the
+   papers). Any other segment without enough markers is an error naming
+   what was found, what is missing and what would make it work.
 5. Inertia (``inertia``) from the body mass: the ``mass`` argument ("user"),
    else the quiet-standing weight on the static or movement trial's force
    plates / g ("force plates"), else 70 kg ("assumed ...", with a warning);
@@ -229,13 +230,14 @@ def _plan(template: Template, attached: dict) -> tuple[dict, list, list]:
     """Joint of each anatomical segment, data-driven welds, and the segments without enough markers."""
     joints, welded, problems = {}, [], []
     children = {s.parent for s in template.segments}
+    labelled = {seg.name: [x for m in seg.members for x in attached[m]] for seg in template.segments}
+    count = {seg.name: len(labelled[seg.name]) + (seg.parent is not None) for seg in template.segments}
     for seg in template.segments:
         for m in seg.members[1:]:
             joints[m] = ("weld", ())
-        labels = [x for m in seg.members for x in attached[m]]
-        points = len(labels) + (seg.parent is not None)
+        labels, points = labelled[seg.name], count[seg.name]
         joints[seg.members[0]] = (seg.joint, np.asarray(seg.axes, float).reshape(-1, 3))
-        if points >= (2 if seg.joint == "hinge" else 3) or seg.joint == "weld":
+        if points >= _points_needed(template, seg, count) or seg.joint == "weld":
             continue
         if seg.name not in children and seg.parent is not None:
             joints[seg.members[0]] = ("weld", ())
@@ -251,6 +253,16 @@ def _plan(template: Template, attached: dict) -> tuple[dict, list, list]:
                 needs = "3 points: markers plus its proximal joint centre"
             problems.append(f"{seg.name} (markers found: {', '.join(labels) or 'none'}; needs {needs})")
     return joints, welded, problems
+
+
+def _points_needed(template: Template, seg, count: dict) -> int:
+    """Points (markers and the proximal joint centre) a segment needs: three for a rigid fit; two for a hinged
+    one (the hinge fixes the rest) and for a ball-jointed one with a fully marked hinged child (the child's
+    hinge axis fixes its turn about the line; beyond the papers)."""
+    if seg.joint == "hinge" or seg.joint == "ball" and any(
+            c.parent == seg.name and c.joint == "hinge" and count[c.name] >= 3 for c in template.segments):
+        return 2
+    return 3
 
 
 def _leaves(template: Template) -> set:

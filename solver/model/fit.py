@@ -2,8 +2,8 @@
 
 Each segment's markers are fitted by least squares (``rotations.fit_rigid``,
 Lee 2009 §5.1); a segment with fewer than three markers adds its proximal
-joint centre, placed by its parent's fit (a hinged one with a single marker
-turns about its hinge toward it, ``hinge_towards``); a segment held level follows its
+joint centre, placed by its parent's fit (one with a single marker turns
+toward it, about its hinge or by the shortest arc: ``turn_towards``); a segment held level follows its
 rule (``level_head``), and one following the pelvis's slow motion, which
 needs a time base, starts welded (``model.held``). The per-frame fit gives the cluster residuals (how
 rigid each marker cluster is). The fitted rotations, reduced to what each
@@ -42,16 +42,23 @@ def marker_indices(model: BodyModel, labels) -> np.ndarray:
     return np.array([index.get(normalize(m), -1) for m in model.marker_labels], dtype=int)
 
 
-def hinge_towards(axis: np.ndarray, local: np.ndarray, target: np.ndarray) -> np.ndarray:
-    """Quaternions (T, 4) of the turns about unit ``axis`` that bring the vector ``local`` nearest the vectors
-    ``target`` (T, 3): a hinged segment with one marker and its joint centre, two points, is placed by its
-    hinge alone (a rigid fit needs three)."""
-    def across(v: np.ndarray) -> np.ndarray:
-        return v - np.sum(v * axis, axis=-1, keepdims=True) * axis
+def turn_towards(joint: str, axes: np.ndarray, local: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """Quaternions (T, 4) of the joint's turns that bring the vector ``local`` nearest the vectors ``target``
+    (T, 3): a segment with one marker and its joint centre, two points, which a rigid fit cannot place. A hinge
+    turns about its unit axis ``axes[0]``; a ball joint swings by the shortest arc, without turning about the
+    line (the chain's other markers fix that turn in reconstruction)."""
+    if joint == "hinge":
+        axis = axes[0]
 
-    v, u = across(local), across(target)
-    angle = np.arctan2(np.sum(axis * np.cross(v, u), axis=-1), np.sum(v * u, axis=-1))
-    return quat_from_axis_angle(axis, angle)
+        def across(v: np.ndarray) -> np.ndarray:
+            return v - np.sum(v * axis, axis=-1, keepdims=True) * axis
+
+        v, u = across(local), across(target)
+        return quat_from_axis_angle(axis, np.arctan2(np.sum(axis * np.cross(v, u), axis=-1), np.sum(v * u, axis=-1)))
+    v = local / np.linalg.norm(local)
+    u = target / np.linalg.norm(target, axis=-1, keepdims=True)
+    q = np.concatenate([1.0 + np.sum(v * u, axis=-1, keepdims=True), np.cross(v, u)], axis=-1)
+    return q / np.linalg.norm(q, axis=-1, keepdims=True)
 
 
 def fit_segments(model: BodyModel, labels, markers: np.ndarray) -> SegmentFit:
@@ -76,9 +83,10 @@ def fit_segments(model: BodyModel, labels, markers: np.ndarray) -> SegmentFit:
             local = np.concatenate([local, np.zeros((1, 3))])
         if k and (s.joint == "weld" or s.held == "follow"):
             fit_rot, fit_pos = rot[:, s.parent], joint_centre
-        elif k and s.joint == "hinge" and len(s.markers) == 1:
-            fit_rot = rot[:, s.parent] @ quat_to_matrix(hinge_towards(
-                s.axes[0], s.marker_offsets[0], np.einsum("tji,tj->ti", rot[:, s.parent], points[:, 0] - joint_centre)))
+        elif k and s.joint in ("hinge", "ball") and len(s.markers) == 1:
+            fit_rot = rot[:, s.parent] @ quat_to_matrix(turn_towards(
+                s.joint, s.axes, s.marker_offsets[0],
+                np.einsum("tji,tj->ti", rot[:, s.parent], points[:, 0] - joint_centre)))
             fit_pos = joint_centre
         elif s.held == "level":
             fit_rot, fit_pos = rot[:, s.parent] @ quat_to_matrix(level_joint(rot[:, s.parent])), joint_centre

@@ -195,7 +195,9 @@ def test_static_of_another_subject_is_rejected(static, walking):
 
 
 def test_segment_without_enough_markers(cmu):
-    drop = [cmu.labels.index(label) for label in ("LTHI",)]
+    """A thigh with one marker whose shank has one too: neither the thigh's markers nor the knee's hinge fix its
+    turn about its line."""
+    drop = [cmu.labels.index(label) for label in ("LTHI", "LSHN")]
     fewer = replace(cmu, labels=tuple(x for i, x in enumerate(cmu.labels) if i not in drop),
                     markers=np.delete(cmu.markers, drop, axis=1))
     with pytest.raises(ModelError, match=r"cannot form a body. Missing: thigh_l \(markers found: LKNE.*Found: pelvis "

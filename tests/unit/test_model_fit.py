@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 
 from mocap_dynamics.solver.io import load_trial
+from mocap_dynamics.solver.kinematics import reconstruct
+from mocap_dynamics.solver.kinematics.synthetic import smooth_motion, synthetic_trial
 from mocap_dynamics.solver.model import calibrate, fit_segments
 from mocap_dynamics.solver.rotations import quat_from_axis_angle
 
@@ -53,13 +55,16 @@ def test_missing_markers_are_nan_not_errors(model):
     np.testing.assert_allclose(fit.q[[0, 2]], q[[0, 2]], atol=1e-9)
 
 
+def without(trial, label):
+    kept = [i for i, name in enumerate(trial.labels) if name != label]
+    return replace(trial, labels=tuple(trial.labels[i] for i in kept), markers=trial.markers[:, kept])
+
+
 def test_a_hinged_segment_with_one_marker_turns_about_its_hinge_to_it(shared_data):
     """CMU's file without LSHN: the left shank keeps LANK alone, two points with the knee centre, which a rigid fit
-    cannot place; turned about the knee's hinge toward LANK (``hinge_towards``), every pose the model makes comes
+    cannot place; turned about the knee's hinge toward LANK (``turn_towards``), every pose the model makes comes
     back exactly."""
-    cmu = load_trial(shared_data / "cmu_dribble_shoot_basketball.c3d")
-    kept = [i for i, label in enumerate(cmu.labels) if label != "LSHN"]
-    model = calibrate(replace(cmu, labels=tuple(cmu.labels[i] for i in kept), markers=cmu.markers[:, kept]))
+    model = calibrate(without(load_trial(shared_data / "cmu_dribble_shoot_basketball.c3d"), "LSHN"))
     shank = model.segments[model.index("shank_l")]
     assert shank.joint == "hinge" and shank.markers == ("LANK",)
     q = random_poses(model, 20, np.random.default_rng(7))
@@ -67,3 +72,16 @@ def test_a_hinged_segment_with_one_marker_turns_about_its_hinge_to_it(shared_dat
     assert fit.valid.all()
     np.testing.assert_allclose(fit.q, q, atol=1e-9)
 
+
+def test_a_ball_jointed_segment_with_one_marker_is_placed_by_its_chain(shared_data):
+    """CMU's file without LTHI: the left thigh keeps LKNE alone. The per-segment fit swings it toward LKNE by the
+    shortest arc (its turn about that line unknown); reconstruction from the model's own markers finds the turn
+    from the shank's markers through the knee's hinge and gives every segment's motion back."""
+    model = calibrate(without(load_trial(shared_data / "cmu_dribble_shoot_basketball.c3d"), "LTHI"))
+    assert model.segments[model.index("thigh_l")].markers == ("LKNE",)
+    q = smooth_motion(model, 60, seed=3)
+    assert fit_segments(model, model.marker_labels, model.marker_positions(q)).valid.all()
+    motion = reconstruct(synthetic_trial(model, q), model)
+    truth, _ = model.forward_kinematics(q)
+    cos = (np.trace(np.swapaxes(motion.rotations, -1, -2) @ truth, axis1=-2, axis2=-1) - 1) / 2
+    assert np.degrees(np.arccos(np.clip(cos, -1, 1))).max() < 0.5
