@@ -192,6 +192,19 @@ def score(parent: Frames, child: Frames, damping: float = DAMPING) -> JointFit |
                     _unit(null[3:]))
 
 
+def turned(parent: Frames, child: Frames) -> float:
+    """How far the child turns relative to the parent [deg]: the 95th percentile over frames of the angle from
+    its relative orientation in the first frame where both have a pose (0 when there is none). A fit needs the
+    joint to move: still (a static trial), any point is fixed in both frames."""
+    rel = np.einsum("tji,tjk->tik", parent.rot, child.rot)
+    ok = ~np.isnan(rel).any((1, 2))
+    if not ok.any():
+        return 0.0
+    rel = rel[ok]
+    cos = (np.einsum("ji,tji->t", rel[0], rel) - 1) / 2
+    return float(np.degrees(np.percentile(np.arccos(np.clip(cos, -1, 1)), 95)))
+
+
 def sara(parent: Frames, child: Frames) -> tuple[np.ndarray, np.ndarray]:
     """SARA's axis of rotation: unit vectors in the parent and the child frame, the right singular vector of
     SCoRE's system with the smallest singular value (Ehrig et al. 2007)."""

@@ -262,13 +262,14 @@ def test_an_arm_its_markers_cannot_build_hangs_and_the_rest_still_moves(shared_d
 
 
 @pytest.mark.parametrize("lost", [("C7",), ("L_Shoulder",), ("L_shank_antsup", "L_sh2", "L_sh3"),
-                                  ("L_thigh1", "L_thigh2", "L_thigh3", "L_thigh4")])
+                                  ("L_thigh1", "L_thigh2", "L_thigh3", "L_thigh4"), ("L_knee",)])
 def test_a_drop_jump_with_lost_markers_keeps_every_segment(shared_data, drop_jump, tmp_path, lost):
     """Without C7 (placed from the sternum markers and the acromions): 12.6 % BW and r 0.930 against 12.7 and
     0.933 with it; without the left acromion (the right one mirrored) 12.9 and 0.931; either made the whole upper
     body one segment on the pelvis: 18.7 % BW and r 0.705. Without the left shank's cluster (the shank keeps its
     ankle marker and turns about the knee's hinge toward it) 12.4 and 0.926; without the left thigh's (it keeps
-    its knee marker, and the shank's markers fix its turn through the knee's hinge) 12.3 and 0.936; both were
+    its knee marker, and the shank's markers fix its turn through the knee's hinge) 12.3 and 0.936; without its
+    knee marker (the knee the point fixed in the thigh's and the shank's clusters) 12.5 and 0.933; all three were
     refused."""
     fewer = drop_jump_without(shared_data, tmp_path, lambda label: label in lost)
     assert fewer.model.names == drop_jump.model.names
