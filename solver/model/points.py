@@ -1,8 +1,9 @@
 """Landmarks, joint centres and anatomical segment frames of one trial, per frame (``(T, 3)`` arrays).
 
 ``Points`` computes them on demand from a trial and a marker set: a landmark is the first of its
-alternatives (``markersets.Point``) whose markers the trial has; joint centres come from
-``joint_centres``. ``segment_frames`` builds the model frames of the anatomical segments, parents first.
+alternatives (``markersets.Point``) whose markers the trial has, or when its marker is lost a stand-in
+(``stand_ins``); joint centres come from ``joint_centres``. ``segment_frames`` builds the model frames of
+the anatomical segments, parents first.
 
 With ``upper_body=False`` (a lower-body marker set) the neck, vertex, shoulders, elbows, wrists and hand
 tips are not measured but placed from the pelvis (``joint_centres.upper_body_from_pelvis``): the head,
@@ -19,24 +20,16 @@ import numpy as np
 
 from ..io.trial import Trial
 from .frames import project_joint, triad, unit
-from .functional_joints import rigid_frames, score, turned
 from .inertia import DE_LEVA
 from .joint_centres import (ARM_ROWS, condyle_centre, hanging_arm, harrington_hips, lumbar_offset, rab_shoulder,
                             upper_body_from_pelvis)
 from .markersets import LANDMARKS, MarkerSet, Point, normalize
+from .stand_ins import OTHER_SIDE, functional_centre, lost_landmark
 from .templates import ANATOMY, ANATOMY_BY_NAME, Anatomy
 
-#: The other side of a side.
-OTHER_SIDE = {"l": "r", "r": "l"}
 #: Points placed from the pelvis when the trial has no upper body.
 UPPER_BODY = frozenset(["neck", "vertex"] + [f"{name}_{s}" for s in "lr"
                                              for name in ("shoulder", "elbow", "wrist", "hand_tip")])
-#: The segments on either side of a joint, for its functional centre.
-FUNCTIONAL = {"knee": ("thigh", "shank"), "ankle": ("shank", "foot"), "elbow": ("upper_arm", "forearm"),
-              "wrist": ("forearm", "hand")}
-#: A functional joint centre needs the joint to turn this far [deg] (``functional_joints.turned``; a static
-#: trial turns its knees and ankles by 0-1, a walk its ankles by 18-32 and its knees by 52-62, STS1 16-93).
-FUNCTIONAL_TURN = 10.0
 #: Points of an arm placed hanging from its shoulder, per side.
 HANGING = {s: frozenset(f"{name}_{s}" for name in ("elbow", "wrist", "hand_tip")) for s in "lr"}
 
@@ -92,53 +85,19 @@ class Points:
 
     def _landmark(self, name: str) -> np.ndarray:
         """The landmark from the trial's markers; a heel, a toe, an ASIS or an acromion the trial has no marker
-        for, from the other side's."""
+        for, from the other side's (``stand_ins``)."""
         try:
-            return self._marked(name)
+            return self.marked(name)
         except Missing:
-            base, side = name[:-2], name[-1]
-            if base not in ("heel", "toe", "asis", "acromion"):
-                raise
             try:
-                if base in ("heel", "toe"):
-                    return self._from_other_foot(base, side)
-                return self._asis_from_other_side(side) if base == "asis" else self._acromion_from_other_side(side)
+                placed = lost_landmark(self, name)
             except Missing:  # the other side's marker is lost too: this landmark is what is missing
+                placed = None
+            if placed is None:
                 raise Missing(name) from None
+            return placed
 
-    def _asis_from_other_side(self, side: str) -> np.ndarray:
-        """The ASIS mirrored from the other one across the pelvis's plane of symmetry: the plane through the
-        midpoint of the two back pelvis markers (PSIS, or the back waist markers), normal to the line between
-        them (beyond the template, which needs both ASIS: a lost one need not stop a trial)."""
-        other = OTHER_SIDE[side]
-        asis = self._marked(f"asis_{other}")
-        self.get("psis")
-        back = self.used["psis"].labels
-        if len(back) != 2:  # the sacrum, or one PSIS: no plane of symmetry
-            raise Missing(f"asis_{side}")
-        a, b = (self.marker(label) for label in back)
-        self._estimated(f"asis_{side}", f"stand-in: {self._labels(f'asis_{other}')} mirrored across the plane "
-                                        f"between {' and '.join(back)} (no {'left' if side == 'l' else 'right'} "
-                                        f"ASIS marker in {self.trial.source})")
-        return mirrored(asis, 0.5 * (a + b), unit(a - b))
-
-    def _acromion_from_other_side(self, side: str) -> np.ndarray:
-        """The acromion mirrored from the other one across the trunk's plane of symmetry: the plane through C7,
-        the jugular notch and the mid-hip (beyond the template, which needs both acromions for the torso's frame:
-        a lost one made the whole upper body one segment on the pelvis). From the marker, median over frames:
-        1.3-1.5 cm on subject 4's trials and CMU's, 2.0-2.5 on the video trials, 4.0-4.2 on the sprint and the
-        squat."""
-        other = OTHER_SIDE[side]
-        acromion = self._marked(f"acromion_{other}")
-        c7 = self.get("c7")
-        normal = unit(np.cross(self.get("supr") - c7, self.get("mid_hip") - c7))
-        self._estimated(f"acromion_{side}", f"stand-in: {self._labels(f'acromion_{other}')} mirrored across the "
-                                            f"plane through C7, the jugular notch and the mid-hip (no "
-                                            f"{'left' if side == 'l' else 'right'} acromion marker in "
-                                            f"{self.trial.source})")
-        return mirrored(acromion, c7, normal)
-
-    def _marked(self, name: str) -> np.ndarray:
+    def marked(self, name: str) -> np.ndarray:
         """The first alternative whose markers the trial has (weighted sum of their tracks); one that is a
         regression on other landmarks' markers (not their mean) is also a warning."""
         points = self.markerset.landmarks.get(name, ())
@@ -152,45 +111,17 @@ class Points:
                     if point.is_mean:
                         self.methods[name] = how
                     else:
-                        self._estimated(name, how)
+                        self.estimated(name, how)
                 return sum(w * t for (_, w), t in zip(point.weights, tracks))
         raise Missing(name)
 
-    def _from_other_foot(self, landmark: str, side: str) -> np.ndarray:
-        """A heel or toe mirrored from the other foot's marker (beyond the template, which needs both feet's heel
-        and toe markers: a lost one need not stop a trial). Its offset from the ankle joint centre, in a frame
-        of the line from the ankle to the foot's other marker (toe or heel; X) and the pelvis's Y (both feet's
-        frames alike, whichever leg is built first), median over frames, the lateral part mirrored; then turned
-        about that other marker so that the heel-to-toe line has the other foot's pitch where the foot rests
-        (``_rest_pitch``: the template takes that line as the sole's, and a sole tilted by a few degrees moves
-        the centre of pressure). From the marker, median over frames: heels 0.8-1.6 cm, toes 0.8-2.9 cm on
-        subject 4's, CMU's and the video trials."""
-        other, reference = OTHER_SIDE[side], {"heel": "toe", "toe": "heel"}[landmark]
-
-        def foot(s: str) -> tuple[np.ndarray, np.ndarray]:
-            ankle = self.get(f"ankle_{s}")
-            return ankle, triad("x", self._marked(f"{reference}_{s}") - ankle, "y", self.frame("pelvis")[..., :, 1])
-
-        ankle, rot = foot(other)
-        offset = np.nanmedian(np.einsum("tji,tj->ti", rot, self._marked(f"{landmark}_{other}") - ankle), axis=0)
-        ankle, rot = foot(side)
-        self._estimated(f"{landmark}_{side}", f"stand-in: the other foot's {landmark} "
-                                              f"({self._labels(f'{landmark}_{other}')}) mirrored (no {landmark} "
-                                              f"marker for this foot in {self.trial.source})")
-        placed = ankle + np.einsum("tij,j->ti", rot, offset * [1.0, -1.0, 1.0])
-
-        def pitch(point: np.ndarray, end: np.ndarray) -> float:  # the foot's heel-to-toe pitch at rest
-            return _rest_pitch(point, end) if landmark == "heel" else _rest_pitch(end, point)
-
-        end = self._marked(f"{reference}_{side}")
-        turn = pitch(self._marked(f"{landmark}_{other}"), self._marked(f"{reference}_{other}")) - pitch(placed, end)
-        return _pitched(placed, end, turn if landmark == "toe" else -turn)
-
-    def _estimated(self, name: str, how: str) -> None:
+    def estimated(self, name: str, how: str) -> None:
+        """Record that ``name`` was placed without its lost marker, and ``how``: a warning in the report."""
         self.methods[name] = how
         self.estimates.append(f"{name} placed without its marker: {how.removeprefix('stand-in: ')}")
 
-    def _labels(self, name: str) -> str:
+    def labels_of(self, name: str) -> str:
+        """The markers a landmark was made of, in words (its name if not made yet)."""
         return str(self.used[name]) if name in self.used else name
 
     def frame(self, segment: str) -> np.ndarray:
@@ -216,7 +147,8 @@ class Points:
             return 0.5 * (self.get(f"{parts}_l") + self.get(f"{parts}_r"))
         if base == "neck":
             neck = 0.5 * (self.get("c7") + self.get("supr"))
-            self.methods["neck"] = f"midpoint of C7 ({self._labels('c7')}) and jugular notch ({self._labels('supr')})"
+            self.methods["neck"] = (f"midpoint of C7 ({self.labels_of('c7')}) and jugular notch "
+                                    f"({self.labels_of('supr')})")
             return neck
         if base == "hip":
             return self._hip(side)
@@ -231,7 +163,7 @@ class Points:
         if base == "shoulder":
             other = OTHER_SIDE[side]
             acromion = self.get(f"acromion_{side}")
-            self.methods[name] = f"{self._labels('acromion_' + side)} - 17 % of bi-acromial width (Rab 2002)"
+            self.methods[name] = f"{self.labels_of('acromion_' + side)} - 17 % of bi-acromial width (Rab 2002)"
             return rab_shoulder(acromion, self.get(f"acromion_{other}"), self.frame("torso"))
         if base in ("elbow", "wrist", "knee", "ankle"):
             return self._condyles(base, side)
@@ -244,7 +176,7 @@ class Points:
         regression = regression[0 if side == "l" else 1]
         if self.has(f"hjc_{side}"):
             distance = np.nanmedian(np.linalg.norm(self.get(f"hjc_{side}") - regression, axis=-1))
-            self.methods[name] = (f"marker {self._labels('hjc_' + side)} (Harrington et al. 2007 would put it "
+            self.methods[name] = (f"marker {self.labels_of('hjc_' + side)} (Harrington et al. 2007 would put it "
                                   f"{100 * distance:.1f} cm away)")
             return self.get(f"hjc_{side}")
         self.methods[name] = "Harrington et al. 2007 regression on pelvic width and depth"
@@ -259,39 +191,21 @@ class Points:
             return (-1.0 if side == "l" else 1.0) * self.frame(body)[..., :, 1]
 
         if not self.has(f"{joint}_lat_{side}") and not self.has(f"{joint}_med_{side}"):
-            return self._functional(joint, side)
+            placed = functional_centre(self, joint, side)
+            if placed is None:
+                raise Missing(f"{joint}_lat_{side}")
+            return placed
         if not self.has(f"{joint}_lat_{side}"):  # a lost lateral marker, the medial one kept
-            self._estimated(name, f"{self._labels(f'{joint}_med_{side}')} moved laterally (no lateral marker)")
+            self.estimated(name, f"{self.labels_of(f'{joint}_med_{side}')} moved laterally (no lateral marker)")
             return condyle_centre(self.get(f"{joint}_med_{side}"), None, self.get(f"{proximal}_{side}"),
                                   -medial_direction(), joint)
         lateral = self.get(f"{joint}_lat_{side}")
         if self.has(f"{joint}_med_{side}"):
-            self.methods[name] = f"midpoint of {self._labels(f'{joint}_lat_{side}')} and " \
-                                 f"{self._labels(f'{joint}_med_{side}')}"
+            self.methods[name] = f"midpoint of {self.labels_of(f'{joint}_lat_{side}')} and " \
+                                 f"{self.labels_of(f'{joint}_med_{side}')}"
             return condyle_centre(lateral, self.get(f"{joint}_med_{side}"), None, None, joint)
-        self.methods[name] = f"{self._labels(f'{joint}_lat_{side}')} moved medially (no medial marker)"
+        self.methods[name] = f"{self.labels_of(f'{joint}_lat_{side}')} moved medially (no medial marker)"
         return condyle_centre(lateral, None, self.get(f"{proximal}_{side}"), medial_direction(), joint)
-
-    def _functional(self, joint: str, side: str) -> np.ndarray:
-        """A knee, ankle, elbow or wrist without a condyle marker: the point fixed relative to both its segments'
-        own markers (SCoRE, Ehrig et al. 2006, ``functional_joints.score``; beyond the template), each segment
-        needing three and the joint turning by ``FUNCTIONAL_TURN``. Against the lateral marker moved medially,
-        median over frames, in the sagittal plane: knees 0.9-2.6 cm, ankles 0.7-4.3 cm on subject 4's and the
-        sprint's trials (along the flexion axis, which a hinge's motion does not fix, up to 5 cm)."""
-        parent, child = FUNCTIONAL[joint]
-        groups = []
-        for segment in (parent, child):
-            tracks = [t for t in (self.marker(x) for x in self.markerset.segments.get(f"{segment}_{side}", ()))
-                      if t is not None]
-            if len(tracks) < 3:
-                raise Missing(f"{joint}_lat_{side}")
-            groups.append(rigid_frames(np.stack(tracks, axis=1)))
-        fit = score(*groups) if turned(*groups) >= FUNCTIONAL_TURN else None
-        if fit is None:
-            raise Missing(f"{joint}_lat_{side}")
-        self._estimated(f"{joint}_{side}", f"the point fixed relative to both the {parent}'s and the {child}'s "
-                                           f"markers (SCoRE; no {joint} marker in {self.trial.source})")
-        return fit.world
 
     def _leg_scale(self) -> float:
         """The subject's thighs and shanks over de Leva's (median of the four)."""
@@ -361,32 +275,8 @@ def segment_frames(points: Points, joints: dict) -> Frames:
     return out
 
 
-def mirrored(point: np.ndarray, on_plane: np.ndarray, normal: np.ndarray) -> np.ndarray:
-    """``point`` (T, 3) mirrored across the plane through ``on_plane`` with unit ``normal`` (T, 3)."""
-    return point - 2.0 * np.sum((point - on_plane) * normal, axis=-1, keepdims=True) * normal
-
-
 def local_point(rot: np.ndarray, origin: np.ndarray, point: np.ndarray) -> np.ndarray:
     """Median over frames of ``point`` in the frame (``rot``, ``origin``); NaN if never seen."""
     local = np.einsum("tji,tj->ti", rot, point - origin)
     ok = ~np.isnan(local).any(axis=1)
     return np.median(local[ok], axis=0) if ok.any() else np.full(3, np.nan)
-
-
-def _rest_pitch(heel: np.ndarray, toe: np.ndarray) -> float:
-    """The heel-to-toe line's pitch [rad] (toe up positive), median over the frames in which the foot is lowest."""
-    low = 0.5 * (heel[:, 2] + toe[:, 2])
-    rest = low <= np.nanpercentile(low, 20)
-    d = toe[rest] - heel[rest]
-    return float(np.nanmedian(np.arctan2(d[:, 2], np.linalg.norm(d[:, :2], axis=1))))
-
-
-def _pitched(point: np.ndarray, pivot: np.ndarray, angle: float) -> np.ndarray:
-    """``point`` turned about ``pivot`` by ``angle`` in the vertical plane through both, raising it for angle > 0."""
-    d = point - pivot
-    horizontal = np.maximum(np.linalg.norm(d[:, :2], axis=1), 1e-9)
-    pitch = np.arctan2(d[:, 2], horizontal) + angle
-    length = np.linalg.norm(d, axis=1)
-    direction = d[:, :2] / horizontal[:, None]
-    return pivot + np.column_stack([direction * (length * np.cos(pitch))[:, None], length * np.sin(pitch)])
-
