@@ -209,6 +209,8 @@ def arm_members(side: str) -> tuple[str, ...]:
 def with_hanging_arms(template: Template, sides) -> Template:
     """``template`` with each arm of ``sides`` one segment ``arm_<side>`` welded to the torso (an arm its
     markers cannot build, placed hanging from its shoulder: ``points.Points``)."""
+    if not sides:
+        return template
     segments = list(template.segments)
     for s in sides:
         members = arm_members(s)
