@@ -129,7 +129,11 @@ def _calibrated(trial: Trial, static: Trial | None, options: PipelineOptions, pr
                 "give it the markers a marker augmenter makes from the keypoints (OpenCap writes them beside the "
                 "keypoints, named *_study; Pose2Sim's augmenter too), or a marker-based recording") from None
         markerset, calibration_trial, static, found = _discovered(trial, static, progress, unknown=error)
-        return build(markerset, calibration_trial, static), found
+        try:
+            return build(markerset, calibration_trial, static), found
+        except ModelError as failed:  # what the labels lack says more than what the motion's segments did
+            raise ModelError(f"{error.what}. The segments found from the motion failed too: {failed.what}",
+                             error.fix) from None
 
 
 def _calibrate(path, state: dict, options: PipelineOptions, progress: Progress) -> dict:

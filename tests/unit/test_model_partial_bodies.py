@@ -208,6 +208,19 @@ def test_cli_says_it_in_one_line(shared_data, tmp_path):
     assert len(done.stderr.strip().splitlines()) == 1 and "cannot form a body" in done.stderr
 
 
+def test_when_the_motion_cannot_make_a_body_either_the_labels_reason_comes_first(shared_data, tmp_path):
+    """The video walk without six markers, two of them the pelvis's (three left would do): the labels make no
+    body, and the segments found from the motion make a torso of impossible inertia. The error leads with what the
+    labels lack and how to fix it (it said only "Segment 'torso' has impossible inertial parameters")."""
+    walk = load_trial(shared_data / "opencap_video_walking3.trc")
+    lost = ("L_ankle", "r_5meta", "r.ASIS", "L_Shoulder", "L_thigh3", "L.PSIS")
+    path = write_trc(keep(walk, lambda label: label not in lost), tmp_path / "walk.trc")
+    with pytest.raises(ModelError, match=r"^These markers cannot form a body\. Missing: pelvis \(markers found: "
+                                         r"L\.ASIS, r\.PSIS; needs 3 markers\).*The segments found from the motion "
+                                         r"failed too: .*the pelvis \(3 markers"):
+        run(path, PipelineOptions(until="calibrate", mass=70.0))
+
+
 def test_a_trunk_without_arm_markers_keeps_its_trunk_and_hangs_the_arms(shared_data):
     """Trunk and head markers but none on the arms: the torso and head follow their markers, and each arm is one
     segment hanging from its shoulder, welded to the torso, with a warning (it was the whole upper body one
