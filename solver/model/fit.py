@@ -3,13 +3,14 @@
 Each segment's markers are fitted by least squares (``rotations.fit_rigid``,
 Lee 2009 §5.1); a segment with fewer than three markers adds its proximal
 joint centre, placed by its parent's fit (one with a single marker turns
-toward it, about its hinge or by the shortest arc: ``turn_towards``); a segment held level follows its
-rule (``level_head``), and one following the pelvis's slow motion, which
-needs a time base, starts welded (``model.held``). The per-frame fit gives the cluster residuals (how
-rigid each marker cluster is). The fitted rotations, reduced to what each
-joint allows (``frames.project_joint``) and chained from the root, give
-generalized coordinates ``q`` in the ``BodyModel`` layout: a starting pose
-per frame for reconstruction.
+toward it, about its hinge or by the shortest arc: ``turn_towards``); a
+segment held level follows its rule (``level_head``), and one following the
+pelvis's slow motion, which needs a time base, starts welded (``model.held``).
+The per-frame fit gives the cluster residuals (how rigid each marker cluster
+is). The fitted rotations, reduced to what each joint allows
+(``frames.project_joint``) and chained from the root, give generalized
+coordinates ``q`` in the ``BodyModel`` layout: a starting pose per frame for
+reconstruction.
 """
 
 from __future__ import annotations

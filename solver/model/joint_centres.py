@@ -119,4 +119,3 @@ def hanging_arm(shoulder: np.ndarray, down: np.ndarray, lengths, side: str) -> d
     elbow = shoulder + lengths[0] * down
     wrist = elbow + lengths[1] * down
     return {f"elbow_{side}": elbow, f"wrist_{side}": wrist, f"hand_tip_{side}": wrist + lengths[2] * down}
-

@@ -47,7 +47,7 @@ class Points:
 
     ``frames`` holds the model frames of the segments built so far (``segment_frames`` fills it);
     ``methods`` records how each joint centre was found, and which landmarks were stand-ins; ``estimates``
-    the landmarks placed without their lost marker (a heel, an ASIS, a lateral condyle), as warnings;
+    the landmarks placed without their lost marker (``stand_ins``, a condyle from the other one), as warnings;
     ``hanging`` the sides whose arm hangs from its shoulder.
     """
 
