@@ -68,7 +68,8 @@ class RenderOptions:
     wide shot of every frame). ``plates``: the measured force-plate arrows;
     ``contact_points``: an arrow per loaded contact point beside each foot's
     total; ``twin``: the zero-gravity twin, beside the subject. ``plots``:
-    the plot panel, with the torque of ``joint`` (e.g. ``knee_r``).
+    the plot panel, with the torque of ``joint`` (e.g. ``knee_r``): its sagittal moment, signed, or its
+    magnitude (``torque_plot``, one of ``render_plots.TORQUE_PLOTS``).
     ``transparent_body``: see the arrows through the body. ``samples``: EEVEE
     render samples (Workbench ignores it).
     """
@@ -87,6 +88,7 @@ class RenderOptions:
     twin: bool = False
     plots: bool = False
     joint: str = render_plots.DEFAULT_JOINT
+    torque_plot: str = render_plots.TORQUE_PLOTS[0]
     background: str = "light"
     transparent_body: bool = False
     samples: int = 16
@@ -97,7 +99,8 @@ def check(scene: bpy.types.Scene, options: RenderOptions,
     """Check ``options`` for ``scene`` (and the trial ``collection``: its twin and the plotted joint); returns
     the first and last frame of sequences, movies and plots."""
     for name, value, allowed in (("render engine", options.engine, ENGINES), ("view", options.view, VIEWS),
-                                 ("camera", options.camera, CAMERAS), ("background", options.background, BACKGROUNDS)):
+                                 ("camera", options.camera, CAMERAS), ("background", options.background, BACKGROUNDS),
+                                 ("torque plot", options.torque_plot, render_plots.TORQUE_PLOTS)):
         if value not in allowed:
             raise InputError(f"Unknown {name} {value!r}", f"use one of {', '.join(allowed)}")
     width, height = options.resolution
@@ -131,7 +134,7 @@ def _plot_data(collection: bpy.types.Collection, options: RenderOptions) -> rend
     rig = subject_rig(collection)
     weight = STANDARD_GRAVITY * sum(b["mass_kg"] for b in rig.data.bones) if rig and all(
         "mass_kg" in b for b in rig.data.bones) else None
-    return render_plots.plot_data(collection, rig, options.joint, options.plates, weight)
+    return render_plots.plot_data(collection, rig, options.joint, options.plates, weight, options.torque_plot)
 
 
 @dataclass(frozen=True)

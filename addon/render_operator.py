@@ -15,7 +15,7 @@ from bpy.props import BoolProperty, EnumProperty, IntProperty, StringProperty
 from ..solver.errors import MocapError
 from .jobs import JobOperator, SteppedJob, busy
 from .render import BACKGROUNDS, CAMERAS, VIEWS, RenderOptions, check, render_steps
-from .render_plots import DEFAULT_JOINT
+from .render_plots import DEFAULT_JOINT, TORQUE_PLOTS
 from .steps import active_trial
 
 OUTPUTS = [("STILL", "Still", "A PNG of the current frame, the subject framed at that frame"),
@@ -55,6 +55,9 @@ class MOCAP_DYNAMICS_OT_render_overlay(JobOperator, bpy.types.Operator):
     plots: BoolProperty(name="Plot Panel", description="Vertical GRF and a joint torque beside the render, "
                                                        "with a cursor at the frame")
     joint: StringProperty(name="Joint", default=DEFAULT_JOINT, description="The joint whose torque is plotted")
+    torque_plot: EnumProperty(name="Torque Plot", items=_items(TORQUE_PLOTS, {
+        "moment": "The joint's flexion (or dorsiflexion) moment, signed as its angle",
+        "magnitude": "The torque's magnitude, as the disk's radius shows it"}))
     twin: BoolProperty(name="Zero-Gravity Twin", description="Show the zero-gravity twin beside the subject")
     transparent_body: BoolProperty(name="See-Through Body", description="See the arrows through the body")
     plates: BoolProperty(name="Measured Plate Arrows", default=True,
@@ -79,6 +82,9 @@ class MOCAP_DYNAMICS_OT_render_overlay(JobOperator, bpy.types.Operator):
         row = layout.row()
         row.enabled = self.plots
         row.prop(self, "joint")
+        row = layout.row()
+        row.enabled = self.plots
+        row.prop(self, "torque_plot")
         for name in ("twin", "transparent_body", "plates", "contact_points"):
             layout.prop(self, name)
 
@@ -88,7 +94,8 @@ class MOCAP_DYNAMICS_OT_render_overlay(JobOperator, bpy.types.Operator):
                                 camera=self.camera, still=scene.frame_current if self.output == "STILL" else None,
                                 sequence=self.output == "SEQUENCE", movie=self.output == "MOVIE",
                                 plates=self.plates, contact_points=self.contact_points, twin=self.twin,
-                                plots=self.plots, joint=self.joint, background=self.background,
+                                plots=self.plots, joint=self.joint, torque_plot=self.torque_plot,
+                                background=self.background,
                                 transparent_body=self.transparent_body)
         try:
             return render_job(context, bpy.path.abspath(self.directory), options)

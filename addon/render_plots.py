@@ -8,15 +8,16 @@ subject's body weight dashed; where the estimate found raised surfaces (a
 box, a seat), green is its share on the floor, where the plates are, and
 violet, as their grids, the share on the raised ones, which no plate sees
 (the total would part from the plates in every seated or box phase); the
-bottom plot the chosen joint's torque
-magnitude [N·m], drawn magenta while the joint generates power and cyan while
-it absorbs it, as its disk is. A vertical cursor and a dot on each curve are
-keyed to the frame, so they move along a sequence or a movie.
+bottom plot the chosen joint's sagittal moment, signed as the angle table and the torques table
+(``knee_r_flexion_moment``, ``ankle_r_dorsiflexion_moment``, ...: positive flexes or dorsiflexes), or its
+torque's magnitude [N·m] (what the disk's radius shows), drawn magenta while the joint generates power and
+cyan while it absorbs it, as its disk is. A vertical cursor and a dot on each curve are keyed to the frame,
+so they move along a sequence or a movie.
 
 The values are read from the keyed curves, at every frame: the rig's ``GRF
-vertical total measured``/``estimated`` (or ``floor``/``raised estimated``) and the joint disk's ``torque_Nm``
-and ``power_W`` (keyed linearly, so interpolating the keys is what Blender
-evaluates).
+vertical total measured``/``estimated`` (or ``floor``/``raised estimated``) and its joint moment curves
+(in ``rig["dynamics units"]``), and the joint disk's ``torque_Nm`` and ``power_W`` (keyed linearly, so
+interpolating the keys is what Blender evaluates).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import bpy
 import numpy as np
 
 from ..solver.errors import InputError
+from ..solver.kinematics.angles import CONVENTIONS
 from ..solver.model.templates import ANATOMY
 from .keying import Channel, fcurve, key_channels
 from .materials import COLOURS
@@ -36,6 +38,8 @@ from .render_looks import Palette
 from .render_sampling import POWER_PROP, TORQUE_PROP
 
 DEFAULT_JOINT = "knee_r"
+#: What the torque plot shows: the joint's sagittal moment, signed (default), or its torque's magnitude.
+TORQUE_PLOTS = ("moment", "magnitude")
 GRF_MEASURED, GRF_ESTIMATED = "GRF vertical total measured", "GRF vertical total estimated"
 GRF_FLOOR, GRF_RAISED = "GRF vertical floor estimated", "GRF vertical raised estimated"
 TEXT_SIZE = 0.024  # of the image height
@@ -63,8 +67,10 @@ class PlotData:
 
     sources: list[tuple[bpy.types.Object, str]]
     grf: list[tuple[int, str, str]]  # (source index, colour kind, label)
-    torque: int | None  # source index of the torque magnitude; the power is the next one
-    joint: str
+    torque: int | None  # source index of the plotted torque; the power is the next one
+    torque_title: str  # e.g. "Right knee flexion moment"
+    torque_unit: str  # "N·m" or "N·m/kg"
+    signed: bool  # a moment (either sign) rather than a magnitude
     body_weight: float | None
 
     def values(self, frames: np.ndarray) -> np.ndarray:
@@ -78,9 +84,18 @@ def _joint_label(joint: str) -> str:
     return f"{side}{(joint[:-2] if side else joint).replace('_', ' ')}".capitalize()
 
 
+def _sagittal(segment: str) -> tuple[str, str] | None:
+    """The joint moving ``segment`` and its first (sagittal) angle, as the angle table names them:
+    ``shank_r`` -> ``("knee_r", "flexion")``; None for a segment the table does not name."""
+    side = segment[-2:] if segment[-2:] in ("_l", "_r") else ""
+    convention = CONVENTIONS.get(segment[:len(segment) - len(side)])
+    return (convention[0] + side, convention[1][0]) if convention else None
+
+
 def plot_data(collection: bpy.types.Collection, rig: bpy.types.Object | None, joint: str, plates: bool,
-              body_weight: float | None) -> PlotData:
-    """The sources of the panel for the trial; ``joint`` by its name (``knee_r``) or its segment's."""
+              body_weight: float | None, torque_plot: str = TORQUE_PLOTS[0]) -> PlotData:
+    """The sources of the panel for the trial; ``joint`` by its name (``knee_r``) or its segment's;
+    ``torque_plot`` one of ``TORQUE_PLOTS``."""
     sources, grf = [], []
     if rig is not None:
         curves = [(GRF_MEASURED, "force_measured", "measured")] * plates + (
@@ -97,15 +112,23 @@ def plot_data(collection: bpy.types.Collection, rig: bpy.types.Object | None, jo
     if disks and disk is None:
         joints = [j for j, s in JOINT_SEGMENT.items() if f"{s} torque" in disks]
         raise InputError(f"No joint {joint!r} in the trial's dynamics", f"give one of {', '.join(joints)}")
-    torque = None
+    name = next((j for j, s in JOINT_SEGMENT.items() if s == segment), segment)
+    torque, title, unit = None, f"{_joint_label(name)} torque", "N·m"
     if disk is not None:
-        torque = len(sources)
-        sources += [(disk, TORQUE_PROP), (disk, POWER_PROP)]
+        torque, prop = len(sources), TORQUE_PROP
+        if torque_plot == "moment":
+            moved, component = _sagittal(segment) or (name, "flexion")
+            prop = f"{moved}_{component}_moment"
+            if prop not in rig:
+                raise InputError(f"The rig has no curve {prop!r} to plot",
+                                 "run Dynamics again, or plot the torque's magnitude")
+            title = f"{_joint_label(name)} {component} moment"
+            unit = "N·m/kg" if str(rig.get("dynamics units", "")).startswith("N/kg") else "N·m"
+        sources += [(rig if prop != TORQUE_PROP else disk, prop), (disk, POWER_PROP)]
     if not sources:
         raise InputError(f"The trial {collection.name!r} has no forces or torques to plot",
                          "run Dynamics or Contact first, or render without plots")
-    name = next((j for j, s in JOINT_SEGMENT.items() if s == segment), segment)
-    return PlotData(sources, grf, torque, name, body_weight)
+    return PlotData(sources, grf, torque, title, unit, torque_plot == "moment", body_weight)
 
 
 def _step(span: float, most: int) -> float:
@@ -243,9 +266,13 @@ def draw(canvas: Canvas, palette: Palette, panel: float, data: PlotData, frames:
                     name)
         else:
             torque, power = values[:, data.torque], values[:, data.torque + 1]
-            high = max(float(np.nanmax(torque)) if np.isfinite(torque).any() else 0.0, 1.0)
-            box = _Axes(box_left, bottom, box_right - box_left, box_top - bottom, 0.0, 1.05 * high)
-            _plot(canvas, palette, box, f"{_joint_label(data.joint)} torque", "N·m", rows, size, ticks, name)
+            seen = torque[np.isfinite(torque)]
+            high = max(float(seen.max()) if len(seen) else 0.0, 0.0)
+            low = min(float(seen.min()) if len(seen) else 0.0, 0.0) if data.signed else 0.0
+            margin = 0.05 * (high - low) if high > low else 1.0
+            box = _Axes(box_left, bottom, box_right - box_left, box_top - bottom, low - margin * data.signed,
+                        high + margin)
+            _plot(canvas, palette, box, data.torque_title, data.torque_unit, rows, size, ticks, name)
             runs, colours = _runs(x, box.y(torque), (np.nan_to_num(power) > 0).astype(int))
             if runs:
                 canvas.lines("joint torque", runs, LINE * scale, [flat_material(k, COLOURS[k]) for k in TORQUE_KINDS],

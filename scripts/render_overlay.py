@@ -28,7 +28,7 @@ CURRENT = "current"
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     from mocap_dynamics.addon.render import BACKGROUNDS, CAMERAS, VIEWS
-    from mocap_dynamics.addon.render_plots import DEFAULT_JOINT
+    from mocap_dynamics.addon.render_plots import DEFAULT_JOINT, TORQUE_PLOTS
     from mocap_dynamics.solver.cli import OneLineParser
 
     parser = OneLineParser(prog="render_overlay.py", description=__doc__.splitlines()[0])
@@ -50,6 +50,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="a panel beside the render: vertical GRF and a joint torque, cursor at the frame")
     parser.add_argument("--joint", default=DEFAULT_JOINT,
                         help=f"the joint whose torque the panel plots (default {DEFAULT_JOINT})")
+    parser.add_argument("--torque-plot", choices=TORQUE_PLOTS, default=TORQUE_PLOTS[0],
+                        help="the joint's sagittal moment, signed as its angle (default), or the torque's magnitude")
     parser.add_argument("--twin", action="store_true", help="show the zero-gravity twin beside the subject")
     parser.add_argument("--background", choices=BACKGROUNDS, default="light", help="light (default) or dark")
     parser.add_argument("--transparent-body", action="store_true", help="a see-through body (arrows show through)")
@@ -124,7 +126,8 @@ def run(args: argparse.Namespace) -> list[Path]:
     options = RenderOptions(engine=args.engine.upper(), resolution=resolution, view=args.view, camera=args.camera,
                             frames=frames, still=still, sequence=args.sequence, movie=args.movie,
                             plates=not args.no_plates, contact_points=args.contact_points, twin=args.twin,
-                            plots=args.plots, joint=args.joint, background=args.background,
+                            plots=args.plots, joint=args.joint, torque_plot=args.torque_plot,
+                            background=args.background,
                             transparent_body=args.transparent_body, samples=args.samples)
     check(scene, options, collection)
     out = make_folder(writable_folder(args.out, "--out"), "--out")

@@ -24,9 +24,8 @@ LINEAR_COLOURS = {"force_measured": (1.0, 0.35, 0.02), "force_estimated": (0.1, 
                   "force_residual": (0.85, 0.05, 0.1), "contact_raised": (0.35, 0.2, 0.9)}
 #: A surface without plates is drawn in the GRF plot when it ever carries this much of the body weight.
 OFF_PLATES_SHOWN = 0.02
-#: Main joints for the torque plot: (joint, the segment it moves; ``_l``/``_r`` appended).
-MAIN_JOINTS = (("hip", "thigh"), ("knee", "shank"), ("ankle", "foot"), ("shoulder", "upper_arm"),
-               ("elbow", "forearm"))
+#: Main joints for the torque plot (``_l``/``_r`` appended).
+MAIN_JOINTS = ("hip", "knee", "ankle", "shoulder", "elbow")
 SIDES = (("l", "left", "tab:blue"), ("r", "right", "tab:purple"))
 DPI = 100
 #: zlib level of the PNGs (1 fastest, 9 smallest).
@@ -163,32 +162,55 @@ def plot_grf(contact, comparison, path: str | Path, *, title: str = "") -> Path:
     return save_figure(figure, path)
 
 
-def plot_joint_torques(dynamics, path: str | Path, *, title: str = "") -> Path:
-    """|joint torque| [N·m] over time at the main joints (``MAIN_JOINTS``), left and right: the quantity the
-    torque disks' radius shows in Blender (magnitude, so ball, universal and hinge joints compare)."""
-    model = dynamics.model
-    present = []
-    for joint, segment in MAIN_JOINTS:
-        sides = [(label, colour, model.index(f"{segment}_{side}")) for side, label, colour in SIDES
-                 if f"{segment}_{side}" in model.names]
-        sides = [(label, colour, k) for label, colour, k in sides if model.segments[k].joint != "weld"]
-        if sides:
-            present.append((joint, sides))
-    if not present:
-        raise SolverError(f"The body model has none of the main joints ({', '.join(j for j, _ in MAIN_JOINTS)})",
+def joint_moment_curves(dynamics, motion_alone=None) -> list[tuple[str, str, list[tuple]]]:
+    """What the torque plot draws: per main joint (``MAIN_JOINTS``) present in ``dynamics``, ``(joint, its
+    sagittal component, curves)``, each curve ``(label, colour, dashed, times, N·m/kg)``: the moment named
+    ``<joint>_<side>_<component>_moment`` in the torques table (``dynamics.moments``: positive flexes or
+    dorsiflexes), left and right, and with ``motion_alone`` (the same motion's dynamics with the contact
+    estimated from the motion) its moments, dashed."""
+    from .dynamics import joint_moments
+
+    sources = [(joint_moments(dynamics), dynamics, False)]
+    if motion_alone is not None:
+        sources.append((joint_moments(motion_alone), motion_alone, True))
+    per_kg = 1.0 / dynamics.model.total_mass
+    rows = []
+    for joint in MAIN_JOINTS:
+        curves, component = [], None
+        for moments, source, dashed in sources:
+            for side, label, colour in SIDES:
+                if f"{joint}_{side}" in moments.joints:
+                    component = moments.components[moments.joints.index(f"{joint}_{side}")][0]
+                    curves.append((f"{label}, motion alone" if dashed else label, colour, dashed, source.times,
+                                   per_kg * moments.moment(f"{joint}_{side}", component)))
+        if curves:
+            rows.append((joint, component, curves))
+    return rows
+
+
+def plot_joint_torques(dynamics, path: str | Path, *, title: str = "", motion_alone=None) -> Path:
+    """The main joints' sagittal moments [N·m/kg] over time (``joint_moment_curves``), titled with the forces
+    the torques were computed with."""
+    rows = joint_moment_curves(dynamics, motion_alone)
+    if not rows:
+        raise SolverError(f"The body model has none of the main joints ({', '.join(MAIN_JOINTS)})",
                           "use a built-in template (full15, brubaker12) for the torque plot")
-    magnitude = np.linalg.norm(dynamics.joint_torque_world, axis=-1)
-    figure = new_figure(7.5, 1.7 * len(present) + 0.8, top=0.5, right=0.2)
-    axes = subplots(figure, len(present), 1, sharex=True)[:, 0]
-    for ax, (joint, sides) in zip(axes, present):
-        for label, colour, k in sides:
-            ax.plot(dynamics.times, magnitude[:, k], color=colour, label=label)
-        ax.set_ylabel(f"{joint} [N·m]")
+    lines = [title] * bool(title) + ["joint moments, positive flexing or dorsiflexing",
+                                     f"with the {dynamics.options.get('external', 'no external forces')}"] + \
+        ["dashed: with the contact estimated from the motion alone"] * (motion_alone is not None)
+    figure = new_figure(7.5, 1.7 * len(rows) + 0.3 + 0.2 * len(lines), left=1.0, top=0.2 + 0.16 * len(lines),
+                        right=0.2)
+    axes = subplots(figure, len(rows), 1, sharex=True)[:, 0]
+    for ax, (joint, component, curves) in zip(axes, rows):
+        for label, colour, dashed, times, values in curves:
+            ax.plot(times, values, color=colour, label=label, linestyle="--" if dashed else "-",
+                    linewidth=1.0 if dashed else 1.5)
+        ax.axhline(0.0, color="0.5", linewidth=0.6)
+        ax.set_ylabel(f"{joint} {component}\n[N·m/kg]")
         ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=7, loc="upper right")
+    axes[0].legend(fontsize=7, loc="upper right", ncol=1 + (motion_alone is not None))
     axes[-1].set_xlabel("time [s]")
-    external = "no external forces" if dynamics.external is None else "with external forces"
-    figure.suptitle((f"{title}\n" if title else "") + f"joint torque magnitude ({external})", fontsize=9)
+    figure.suptitle("\n".join(lines), fontsize=9)
     return save_figure(figure, path)
 
 

@@ -120,5 +120,7 @@ def _plots(result, name: str):
     yield ("convergence", lambda path: plot_convergence(motion, path, title=name),
            stopped("reconstruct") or (motion.method != "otm" and f"the motion was reconstructed by {motion.method}, "
                                                                  "not frame by frame by OTM"))
-    yield ("torques", lambda path: plot_joint_torques(dynamics, path, title=name), stopped("dynamics"))
+    alone = contact.dynamics if contact is not None and contact.dynamics is not dynamics else None
+    yield ("torques", lambda path: plot_joint_torques(dynamics, path, title=name, motion_alone=alone),
+           stopped("dynamics"))
     yield ("grf", lambda path: plot_grf(contact, result.plate_comparison, path, title=name), stopped("contact"))

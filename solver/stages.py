@@ -201,7 +201,9 @@ def _dynamics(path, state: dict, options: PipelineOptions, progress: Progress) -
     measured = plate_forces(trial, motion)
     outputs["dynamics_with_plates"] = None
     if measured is not None:
-        outputs["dynamics_with_plates"] = inverse_dynamics(motion, derivatives=derived, external=measured)
+        with_plates = inverse_dynamics(motion, derivatives=derived, external=measured)
+        outputs["dynamics_with_plates"] = replace(with_plates, options={**with_plates.options,
+                                                                          "external": "measured force plates"})
     progress(1.0, f"joint torques and root residuals for {len(outputs['dynamics'].times)} frames")
     return outputs
 

@@ -154,8 +154,7 @@ class Dynamics:
             "without_external_forces": self.residual_summary(),
             "peak_joint_torque_nm": {s.name: float(peaks[k]) for k, s in enumerate(best.model.segments)
                                      if k > 0 and s.joint != "weld"},
-            "torques_with": best.options.get("external", "measured force plates" if best is with_plates else
-                                             "no external forces"),
+            "torques_with": best.options.get("external", "no external forces"),
         }
         if with_plates is not None:
             out["with_measured_plates"] = with_plates.residual_summary()

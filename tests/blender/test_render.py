@@ -297,7 +297,7 @@ def test_cli_still_and_short_movie(trial_blend, tmp_path):
 
 @pytest.mark.parametrize("case", ["missing file", "no trial", "markers only", "frames outside the trial",
                                   "bad resolution", "odd movie size", "unknown engine", "unknown joint",
-                                  "unknown camera"])
+                                  "unknown torque plot", "unknown camera"])
 def test_bad_input_exits_2_with_one_line_and_writes_nothing(trial_blend, tmp_path, case):
     empty, markers = tmp_path / "empty.blend", tmp_path / "markers.blend"
     if case == "no trial":
@@ -317,6 +317,7 @@ def test_bad_input_exits_2_with_one_line_and_writes_nothing(trial_blend, tmp_pat
             "odd movie size": [trial_blend, "--movie", "--resolution", "321x180"],
             "unknown engine": [trial_blend, "--engine", "cycles"],
             "unknown joint": [trial_blend, "--plots", "--joint", "tail"],
+            "unknown torque plot": [trial_blend, "--plots", "--torque-plot", "power"],
             "unknown camera": [trial_blend, "--camera", "orbit"]}[case]
     run = cli(*args, "--out", out)
     assert run.returncode == 2, run.stdout + run.stderr

@@ -184,6 +184,33 @@ def test_plot_panel_parts_the_estimate_between_the_floor_and_the_box(render, tri
     assert has_hue(panel, "force_estimated", colours).sum() > 200, "the floor's share is drawn"
 
 
+@pytest.mark.parametrize("torque_plot", ["moment", "magnitude"])
+def test_plot_panel_shows_the_knees_flexion_moment_signed_or_its_torques_magnitude(render, trial, package,
+                                                                                   torque_plot):
+    """In the landing's crouch the knee extends against the body's fall: the torques table's
+    ``knee_r_flexion_moment`` is negative, and the panel's dot sits below its zero line, at that value on its
+    grid; the magnitude (the disk's radius) sits above it."""
+    plots = importlib.import_module(f"{package.__name__}.addon.render_plots")
+    scene, frame = bpy.context.scene, 160
+    rig = next(ob for ob in trial.all_objects if ob.get("mocap_dynamics_rig"))
+    render.setup_overlay(scene, trial, render.RenderOptions(still=frame, resolution=SMALL, plots=True,
+                                                            torque_plot=torque_plot))
+    canvas = bpy.data.scenes[f"{trial.name} overlay"]
+    scene.frame_set(frame)
+    moment, disk = rig["knee_r_flexion_moment"], bpy.data.objects["shank_r torque"]["torque_Nm"]
+    assert moment < -0.5 * trial["mocap_dynamics"]["model"]["mass_kg"], moment  # N·m: extending
+    title, value = {"moment": ("Right knee flexion moment (N·m)", moment),
+                    "magnitude": ("Right knee torque (N·m)", disk)}[torque_plot]
+    assert any(ob.type == "FONT" and ob.data.body == title for ob in canvas.objects), title
+    half = 0.5 * plots.THIN * SMALL[1] / 720.0  # a grid line's rectangle starts half its width below its value
+    grid = sorted((float(ob.name.split()[-1]), ob.location.y + half) for ob in canvas.objects
+                  if ob.name.startswith("torque grid "))
+    slope, offset = np.polyfit(*np.array(grid).T, 1)
+    dot = plots.fcurve(canvas.objects["torque cursor dot 0"], "location", 1).evaluate(frame)
+    assert dot == pytest.approx(slope * value + offset, abs=1.0), (dot, value, grid)
+    assert (dot < offset) == (torque_plot == "moment"), (dot, offset)
+
+
 def test_on_the_box_the_disks_show_the_ankles_holding_the_body(trial):
     """The box has no plate: the torques shown are the plates' and, on the box, the estimate's (with the plates
     alone the ankles would show nothing while the subject stands on the box)."""

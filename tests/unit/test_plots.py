@@ -12,7 +12,8 @@ import pytest
 
 from mocap_dynamics.solver.kinematics import Motion
 from mocap_dynamics.solver.pipeline import PipelineOptions, run
-from mocap_dynamics.solver.plots import plot_root_force_distribution, srgb
+from mocap_dynamics.solver.dynamics import dynamics_table
+from mocap_dynamics.solver.plots import joint_moment_curves, plot_root_force_distribution, srgb
 from mocap_dynamics.solver.cli import Interrupted, interruptible
 from mocap_dynamics.solver.results import write_plots, write_results
 from mocap_dynamics.solver.sample import MASS, write_sample
@@ -81,6 +82,27 @@ def test_without_plates_the_grf_plot_shows_the_estimate(walk, tmp_path):
     _, notes = write_results(replace(walk, plate_comparison=None), tmp_path, plots=True)
     assert "grf" in _pngs(tmp_path)
     assert notes == ["grf plot shows the estimate only: the trial has no force plates"]
+
+
+def test_the_torque_plot_draws_the_tables_sagittal_moments_per_kg(walk):
+    """The curves are the torques table's ``<joint>_<side>_<component>_moment`` columns per kg (the plates'
+    torques solid, the motion alone's dashed), signed as the angles: the push-off's ankle moment plantarflexes
+    (about -1.5 N·m/kg in walking, Winter 2009), the swing's shows nothing alike."""
+    best, alone = walk.best_dynamics, walk.contact.dynamics
+    rows = joint_moment_curves(best, alone)
+    assert [(joint, component) for joint, component, _ in rows] == [
+        ("hip", "flexion"), ("knee", "flexion"), ("ankle", "dorsiflexion"), ("shoulder", "flexion"),
+        ("elbow", "flexion")]
+    for dynamics, dashed in ((best, False), (alone, True)):
+        table = dynamics_table(dynamics, per_kg=True)
+        for joint, component, curves in rows:
+            drawn = {label.split(",")[0]: values for label, _, is_dashed, _, values in curves if is_dashed == dashed}
+            for side, name in (("l", "left"), ("r", "right")):
+                column = table.data[:, table.columns.index(f"{joint}_{side}_{component}_moment")]
+                np.testing.assert_allclose(drawn[name], column, atol=1e-12)
+    ankle = rows[2][2][0][4]
+    assert -2.0 < ankle.min() < -1.0 and ankle.max() < 0.5, (ankle.min(), ankle.max())
+    assert all(not dashed for _, _, curves in joint_moment_curves(walk.dynamics) for _, _, dashed, _, _ in curves)
 
 
 def test_without_matplotlib_the_tables_are_still_written(walk, tmp_path, monkeypatch):
