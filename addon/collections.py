@@ -15,3 +15,14 @@ def child_collection(parent: bpy.types.Collection, name: str) -> bpy.types.Colle
     collection = bpy.data.collections.new(name)
     parent.children.link(collection)
     return collection
+
+
+def remove_child_collection(parent: bpy.types.Collection, name: str) -> None:
+    """Remove the child collection ``name`` of ``parent`` and its objects, if there is one."""
+    existing = next((c for c in parent.children if c.name.startswith(name)), None)
+    if existing is not None:
+        for ob in list(existing.all_objects):
+            bpy.data.objects.remove(ob)
+        for child in list(existing.children_recursive):
+            bpy.data.collections.remove(child)
+        bpy.data.collections.remove(existing)

@@ -27,10 +27,10 @@ from ..solver.io.trial import Trial
 from ..solver.retarget import foot_contacts
 from ..solver.rotations import quat_to_matrix, quat_z_to
 from .arrows import create_arrow, key_arrow
-from .collections import child_collection
-from .keying import Channel, key_channels
+from .collections import child_collection, remove_child_collection
+from .keying import Channel, key_channels, remove_group
 from .materials import material
-from .retarget_events import key_contact_events
+from .retarget_events import CONTACT_GROUP, FLOOR_VELOCITY_PROP, clear_events, key_contact_events
 
 ACTIVE_POINT_FRACTION = 0.02  # a contact point gets an arrow if it ever carries 2 % of body weight
 GRID_MARGIN = 0.5  # m around the contact points' footprint
@@ -78,8 +78,10 @@ def _surfaces(contact: Contact, collection: bpy.types.Collection) -> None:
 
 def build_contact_visuals(contact: Contact, trial: Trial, trial_collection: bpy.types.Collection,
                           rig: bpy.types.Object, frames: np.ndarray, scene: bpy.types.Scene) -> None:
-    """Plane grid, per-foot and per-point estimated GRF arrows, and GRF curves, keyed at ``frames``."""
+    """Plane grid, per-foot and per-point estimated GRF arrows, and GRF curves, keyed at ``frames`` (the rig's
+    curves of an earlier run replaced: one with raised surfaces leaves no floor and raised shares behind)."""
     collection = child_collection(trial_collection, f"{trial_collection.name} contact")
+    remove_group(rig, CONTACT_GROUP)
     _surfaces(contact, collection)
     for f, foot in enumerate(contact.feet):
         arrow = create_arrow(f"{foot} estimated GRF", collection, "force_estimated", scene)
@@ -106,5 +108,14 @@ def build_contact_visuals(contact: Contact, trial: Trial, trial_collection: bpy.
         curves["GRF vertical total measured"] = measured
     for name in curves:
         rig[name] = 0.0
-    key_channels(rig, [Channel(f'["{name}"]', 0, frames, values, group="Contact") for name, values in curves.items()])
+    key_channels(rig, [Channel(f'["{name}"]', 0, frames, values, group=CONTACT_GROUP)
+                       for name, values in curves.items()])
     key_contact_events(rig, foot_contacts(contact), frames, scene)
+
+
+def drop_contact_visuals(trial_collection: bpy.types.Collection, rig: bpy.types.Object, scene: bpy.types.Scene) -> None:
+    """Remove what ``build_contact_visuals`` made: a run without the contact step leaves none of an earlier one."""
+    remove_child_collection(trial_collection, f"{trial_collection.name} contact")
+    remove_group(rig, CONTACT_GROUP)
+    rig.pop(FLOOR_VELOCITY_PROP, None)
+    clear_events(scene)

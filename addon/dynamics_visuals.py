@@ -23,11 +23,12 @@ from ..solver.dynamics import Dynamics, joint_moments
 from ..solver.kinematics.motion import Motion
 from ..solver.rotations import quat_continuity, quat_z_to
 from .arrows import create_arrow, key_arrow
-from .collections import child_collection
-from .keying import Channel, key_channels, shared_action, vector_channels
+from .collections import child_collection, remove_child_collection
+from .keying import Channel, key_channels, remove_group, shared_action, vector_channels
 from .meshes import shared_mesh
 
 TORQUE_SCALE_PROP = "mocap_torque_scale"
+GROUP = "Dynamics"  # the rig's curves of this step
 DEFAULT_TORQUE_SCALE = 0.001  # m per N·m: a 100 N·m hip torque is a disk of 0.1 m radius
 DISK_THICKNESS = 0.004  # m
 
@@ -107,6 +108,7 @@ def _key_curves(rig: bpy.types.Object, dynamics: Dynamics, frames: np.ndarray, m
                 per_kg: bool) -> None:
     """Torque and residual magnitudes and the clinical joint moments as custom properties of the rig; units in
     ``rig["dynamics units"]``."""
+    remove_group(rig, GROUP)
     scale = 1.0 / dynamics.model.total_mass if per_kg else 1.0
     rig["dynamics units"] = "N/kg and N·m/kg (per kg body mass)" if per_kg else "N and N·m"
     curves = {"root residual force": np.linalg.norm(dynamics.root_wrench[:, :3], axis=1),
@@ -118,5 +120,12 @@ def _key_curves(rig: bpy.types.Object, dynamics: Dynamics, frames: np.ndarray, m
     curves.update(zip(moments.names[3:], per_column[3:]))  # the first joint is the root: its moments are residuals
     for name in curves:
         rig[name] = 0.0
-    key_channels(rig, [Channel(f'["{name}"]', 0, frames, values * scale, group="Dynamics")
+    key_channels(rig, [Channel(f'["{name}"]', 0, frames, values * scale, group=GROUP)
                        for name, values in curves.items()])
+
+
+def drop_dynamics_visuals(trial_collection: bpy.types.Collection, rig: bpy.types.Object) -> None:
+    """Remove what ``build_dynamics_visuals`` made: a run without the dynamics leaves none of an earlier one."""
+    remove_child_collection(trial_collection, f"{trial_collection.name} dynamics")
+    remove_group(rig, GROUP)
+    rig.pop("dynamics units", None)

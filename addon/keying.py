@@ -107,6 +107,18 @@ def read_channels(id_data: bpy.types.ID, action: bpy.types.Action | None = None)
     return out
 
 
+def remove_group(id_data: bpy.types.ID, group: str) -> None:
+    """Remove the F-curves of ``group`` from ``id_data``'s active action and the custom properties they
+    animate: what a step keyed on an earlier run, so that running it again (or not at all) leaves none behind."""
+    anim = id_data.animation_data
+    curves = _fcurves(id_data, anim.action) if anim is not None and anim.action is not None else ()
+    for fc in [fc for fc in curves if fc.group is not None and fc.group.name == group]:
+        prop = fc.data_path[2:-2] if fc.data_path.startswith('["') and fc.data_path.endswith('"]') else None
+        curves.remove(fc)
+        if prop is not None and prop in id_data:
+            del id_data[prop]
+
+
 def assign_action(id_data: bpy.types.ID, action: bpy.types.Action) -> None:
     """Make ``action`` the active action of ``id_data`` (with its slot for that ID on Blender 4.4+)."""
     anim = id_data.animation_data or id_data.animation_data_create()

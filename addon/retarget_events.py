@@ -19,6 +19,10 @@ SIDES = {"l": "left", "r": "right"}
 CONTACT_PROPS = tuple(f"{side} foot contact" for side in SIDES.values())
 #: The velocity [m/s, armature space] of the floor the feet stand on: a treadmill's belt, zero on the ground.
 FLOOR_VELOCITY_PROP = "floor velocity"
+#: The action group of the stances (and of the contact step's other curves on the solved rig).
+CONTACT_GROUP = "Contact"
+#: The timeline markers of the events.
+EVENT_MARKERS = frozenset(f"{side} {kind}" for side in SIDES.values() for kind in ("heel strike", "toe off"))
 
 
 def _side(foot: str) -> str:
@@ -29,15 +33,20 @@ def contact_channels(id_data: bpy.types.ID, frames: np.ndarray, stance: np.ndarr
     """The booleans of stances ``(T, 2)`` (left, right) as constant channels, creating the properties."""
     for prop in CONTACT_PROPS:
         id_data[prop] = False
-    return [step_channel(f'["{prop}"]', frames, stance[:, f], group="Contact") for f, prop in enumerate(CONTACT_PROPS)]
+    return [step_channel(f'["{prop}"]', frames, stance[:, f], group=CONTACT_GROUP)
+            for f, prop in enumerate(CONTACT_PROPS)]
+
+
+def clear_events(scene: bpy.types.Scene) -> None:
+    """Remove the timeline markers ``mark_events`` makes."""
+    for marker in [m for m in scene.timeline_markers if m.name in EVENT_MARKERS]:
+        scene.timeline_markers.remove(marker)
 
 
 def mark_events(scene: bpy.types.Scene, frames: np.ndarray, stance: np.ndarray) -> int:
     """Timeline markers ``left heel strike``, ``left toe off``, ... at the stances' ends (replacing earlier
     ones of those names); returns how many."""
-    names = {f"{side} {kind}" for side in SIDES.values() for kind in ("heel strike", "toe off")}
-    for marker in [m for m in scene.timeline_markers if m.name in names]:
-        scene.timeline_markers.remove(marker)
+    clear_events(scene)
     events = stance_events(stance, np.asarray(frames, dtype=float))
     for event in events:
         scene.timeline_markers.new(f"{tuple(SIDES.values())[event.foot]} {event.kind}", frame=round(event.time))

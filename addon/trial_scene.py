@@ -22,8 +22,8 @@ from ..solver.report_schema import TrialMetadata
 from ..solver.kinematics import marker_error_stats
 from .armature import build_armature, key_motion
 from .collections import child_collection
-from .contact_visuals import build_contact_visuals
-from .dynamics_visuals import build_dynamics_visuals
+from .contact_visuals import build_contact_visuals, drop_contact_visuals
+from .dynamics_visuals import build_dynamics_visuals, drop_dynamics_visuals
 from .force_plates import build_plates
 from .markers import build_markers, show_filled
 from .model_markers import build_model_markers, key_marker_errors
@@ -122,7 +122,10 @@ def add_results(context: bpy.types.Context, result: PipelineResult, collection: 
     marked (``markers.show_filled``). Reconstruction: the motion keyed on it, model markers
     coloured by their median error, per-frame marker errors. Dynamics: torque
     disks, the root residual arrow and magnitude curves (per kg if asked). Contact: the estimated plane,
-    GRF arrows and curves. Zero gravity: a new named action (see ``zero_gravity.key_zero_gravity``).
+    GRF arrows and curves. Zero gravity: a new named action (see ``zero_gravity.key_zero_gravity``). The
+    dynamics' and the contact's visuals of an earlier run that ``result`` lacks are removed when its last step
+    was computed anew (its options or an earlier step's changed, so they no longer match it); after a run that
+    reused its last step (Reconstruct again, unchanged, to bring the captured motion back) they stay.
     """
     meta = trial_metadata(collection)
     if result.model is not None:
@@ -145,13 +148,18 @@ def add_results(context: bpy.types.Context, result: PipelineResult, collection: 
             key_marker_errors(result.motion, markers, _frames_at(meta, result.motion.times))
         build_model_markers(result.model, rig, child_collection(collection, f"{collection.name} model markers"),
                             errors)
+        recomputed = bool(result.steps) and list(result.steps)[-1] not in result.reused
         dynamics = result.best_dynamics
         if dynamics is not None:
             build_dynamics_visuals(context, dynamics, collection, rig, _frames_at(meta, dynamics.times),
                                    options.per_kg, motion=result.motion)
+        elif recomputed:
+            drop_dynamics_visuals(collection, rig)
         if result.contact is not None:
             build_contact_visuals(result.contact, result.trial, collection, rig,
                                   _frames_at(meta, result.contact.times), context.scene)
+        elif recomputed:
+            drop_contact_visuals(collection, rig, context.scene)
         if result.zero_gravity is not None:
             _add_zero_gravity(context, result, collection, rig, meta, options.zero_gravity_beside)
     stored: TrialMetadata = {**result.report(), "scene": meta["scene"]}
