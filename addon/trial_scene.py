@@ -27,7 +27,7 @@ from .dynamics_visuals import build_dynamics_visuals, drop_dynamics_visuals
 from .force_plates import build_plates
 from .markers import build_markers, show_filled
 from .model_markers import build_model_markers, key_marker_errors
-from .zero_gravity import key_zero_gravity, show_captured
+from .zero_gravity import drop_zero_gravity_visuals, key_zero_gravity, show_captured
 
 META_PROP = "mocap_dynamics"
 
@@ -123,9 +123,10 @@ def add_results(context: bpy.types.Context, result: PipelineResult, collection: 
     coloured by their median error, per-frame marker errors. Dynamics: torque
     disks, the root residual arrow and magnitude curves (per kg if asked). Contact: the estimated plane,
     GRF arrows and curves. Zero gravity: a new named action (see ``zero_gravity.key_zero_gravity``). The
-    dynamics' and the contact's visuals of an earlier run that ``result`` lacks are removed when its last step
-    was computed anew (its options or an earlier step's changed, so they no longer match it); after a run that
-    reused its last step (Reconstruct again, unchanged, to bring the captured motion back) they stay.
+    dynamics', the contact's and the zero-gravity twin's visuals of an earlier run that ``result`` lacks are
+    removed when its last step was computed anew (its options or an earlier step's changed, so they no longer
+    match it); after a run that reused its last step (Reconstruct again, unchanged, to bring the captured
+    motion back) they stay.
     """
     meta = trial_metadata(collection)
     if result.model is not None:
@@ -162,6 +163,8 @@ def add_results(context: bpy.types.Context, result: PipelineResult, collection: 
             drop_contact_visuals(collection, rig, context.scene)
         if result.zero_gravity is not None:
             _add_zero_gravity(context, result, collection, rig, meta, options.zero_gravity_beside)
+        elif recomputed:
+            drop_zero_gravity_visuals(collection)
     stored: TrialMetadata = {**result.report(), "scene": meta["scene"]}
     collection[META_PROP] = _id_properties(stored)
 

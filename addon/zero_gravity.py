@@ -21,7 +21,7 @@ from ..solver.kinematics.motion import Motion
 from ..solver.zerog import ZeroGravity
 from .armature import BODY_PROP, key_motion
 from .arrows import create_arrow, key_arrow
-from .collections import child_collection
+from .collections import child_collection, remove_child_collection
 from .dynamics_visuals import build_dynamics_visuals
 from .keying import assign_action
 
@@ -72,6 +72,12 @@ def show_captured(trial_collection: bpy.types.Collection, rig: bpy.types.Object)
         assign_action(rig, action)
         del rig[CAPTURED_ACTION_PROP]
     _captured_visuals(trial_collection, True)
+
+
+def drop_zero_gravity_visuals(trial_collection: bpy.types.Collection) -> None:
+    """Remove the twin and its visuals (a run without zero gravity leaves none of an earlier one); the
+    simulations' actions stay, as every simulation's does."""
+    remove_child_collection(trial_collection, f"{trial_collection.name} zero gravity")
 
 
 def _new_action(rig: bpy.types.Object, name: str) -> None:

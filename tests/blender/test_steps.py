@@ -129,8 +129,8 @@ def test_a_fall_without_support_is_told_and_draws_no_ground(scene, package, shar
 def test_a_step_run_again_leaves_nothing_of_the_run_before(scene, package, shared_data):
     """The drop jump's contact finds its box, so the rig carries the estimate's floor and raised shares; Estimate
     Contact again on one plane (the paper's) has no raised surface: those curves go. Compute Dynamics again
-    stops before the contact: the contact's arrows, curves, stances and events go with it, as its report does,
-    and the torques stay."""
+    with another cutoff stops before the contact and zero gravity: the contact's arrows, curves, stances and
+    events and the zero-gravity twin go with them, as its report does, and the torques stay."""
     fcurve = importlib.import_module(f"{package.__name__}.addon.keying").fcurve
     assert bpy.ops.mocap_dynamics.import_markers(filepath=str(shared_data / "subject4_DJ3.trc")) == {"FINISHED"}
     trial = scene.mocap_dynamics.active_trial
@@ -146,9 +146,12 @@ def test_a_step_run_again_leaves_nothing_of_the_run_before(scene, package, share
     assert not any(name in rig or fcurve(rig, f'["{name}"]') is not None for name in raised)
     assert fcurve(rig, '["GRF vertical total estimated"]') is not None
 
+    assert bpy.ops.mocap_dynamics.zero_gravity() == {"FINISHED"}
+    assert [c for c in trial.children if c.name.endswith(" zero gravity")], "the twin beside the subject"
+
     assert bpy.ops.mocap_dynamics.inverse_dynamics(filter="fixed", cutoff=10.0) == {"FINISHED"}
-    assert "contact" not in trial["mocap_dynamics"].to_dict()
-    assert not [c for c in trial.children if c.name.endswith(" contact")]
+    assert not {"contact", "zero_gravity"} & set(trial["mocap_dynamics"].to_dict())
+    assert not [c for c in trial.children if c.name.endswith((" contact", " zero gravity"))]
     assert not [name for name in rig.keys() if name.startswith("GRF") or name.endswith("foot contact")]
     assert not [m for m in scene.timeline_markers if m.name.endswith(("heel strike", "toe off"))]
     assert fcurve(rig, '["knee_r_flexion_moment"]') is not None
