@@ -10,7 +10,8 @@
 - an arrow at every contact point that carries load at some time (ending at
   the point but on the feet);
 - vertical GRF, estimated and measured, as Graph Editor curves on the rig; with raised surfaces, the
-  estimate's share on the floor and on them too (the plates in a floor measure the first);
+  estimate's share on the floor and on them too (the plates in a floor measure the first); where the
+  rig's torques are the plates', the joint moments from the motion alone beside them;
 - each foot's stances as keyed booleans on the rig and heel strikes and toe
   offs as timeline markers (``retarget_events``).
 """
@@ -28,6 +29,7 @@ from ..solver.retarget import foot_contacts
 from ..solver.rotations import quat_to_matrix, quat_z_to
 from .arrows import create_arrow, key_arrow
 from .collections import child_collection, remove_child_collection
+from .dynamics_visuals import MOTION_ALONE, moment_curves
 from .keying import Channel, key_channels, remove_group
 from .materials import material
 from .retarget_events import CONTACT_GROUP, FLOOR_VELOCITY_PROP, clear_events, key_contact_events
@@ -77,9 +79,12 @@ def _surfaces(contact: Contact, collection: bpy.types.Collection) -> None:
 
 
 def build_contact_visuals(contact: Contact, trial: Trial, trial_collection: bpy.types.Collection,
-                          rig: bpy.types.Object, frames: np.ndarray, scene: bpy.types.Scene) -> None:
+                          rig: bpy.types.Object, frames: np.ndarray, scene: bpy.types.Scene,
+                          moments_beside: bool = False, per_kg: bool = False) -> None:
     """Plane grid, per-foot and per-point estimated GRF arrows, and GRF curves, keyed at ``frames`` (the rig's
-    curves of an earlier run replaced: one with raised surfaces leaves no floor and raised shares behind)."""
+    curves of an earlier run replaced: one with raised surfaces leaves no floor and raised shares behind).
+    ``moments_beside`` (the rig's torques are the plates'): the joint moments with the estimated contact too,
+    ``<moment> motion alone``, per kg body mass with ``per_kg`` as the others."""
     collection = child_collection(trial_collection, f"{trial_collection.name} contact")
     remove_group(rig, CONTACT_GROUP)
     _surfaces(contact, collection)
@@ -106,6 +111,9 @@ def build_contact_visuals(contact: Contact, trial: Trial, trial_collection: bpy.
         measured = np.nansum(np.where(np.isfinite(trial.plate_samples.cop).all(-1, keepdims=True),
                                       trial.plate_samples.force, 0.0), axis=1)[samples, 2]
         curves["GRF vertical total measured"] = measured
+    if moments_beside:
+        scale = 1.0 / contact.model.total_mass if per_kg else 1.0
+        curves.update({name + MOTION_ALONE: scale * values for name, values in moment_curves(contact.dynamics).items()})
     for name in curves:
         rig[name] = 0.0
     key_channels(rig, [Channel(f'["{name}"]', 0, frames, values, group=CONTACT_GROUP)

@@ -10,7 +10,9 @@
   external force explains) as an arrow at the root origin.
 - Curves for the Graph Editor, as custom properties of the armature object: the torque and residual
   magnitudes, and every joint moment named like the clinical angles (``hip_l_flexion_moment``,
-  ``knee_l_flexion_moment``, ``ankle_l_dorsiflexion_moment``, ...; ``solver.dynamics.moments``).
+  ``knee_l_flexion_moment``, ``ankle_l_dorsiflexion_moment``, ...; ``solver.dynamics.moments``); where
+  the torques shown are the plates', the contact step adds the moments from the motion alone
+  (``knee_l_flexion_moment motion alone``, ...).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from .meshes import shared_mesh
 
 TORQUE_SCALE_PROP = "mocap_torque_scale"
 GROUP = "Dynamics"  # the rig's curves of this step
+MOTION_ALONE = " motion alone"  # the suffix of the moments with the contact estimated from the motion
 DEFAULT_TORQUE_SCALE = 0.001  # m per N·m: a 100 N·m hip torque is a disk of 0.1 m radius
 DISK_THICKNESS = 0.004  # m
 
@@ -115,13 +118,18 @@ def _key_curves(rig: bpy.types.Object, dynamics: Dynamics, frames: np.ndarray, m
               "root residual torque": np.linalg.norm(dynamics.root_wrench[:, 3:], axis=1)}
     curves.update({f"torque {seg.name}": magnitude[:, k] for k, seg in enumerate(dynamics.model.segments)
                    if k > 0 and seg.joint != "weld"})
-    moments = joint_moments(dynamics)
-    per_column = moments.newton_metres.reshape(len(dynamics.times), -1).T
-    curves.update(zip(moments.names[3:], per_column[3:]))  # the first joint is the root: its moments are residuals
+    curves.update(moment_curves(dynamics))
     for name in curves:
         rig[name] = 0.0
     key_channels(rig, [Channel(f'["{name}"]', 0, frames, values * scale, group=GROUP)
                        for name, values in curves.items()])
+
+
+def moment_curves(dynamics: Dynamics) -> dict[str, np.ndarray]:
+    """The clinical joint moments [N·m] by name (``solver.dynamics.moments``), the root's (residuals) left out."""
+    moments = joint_moments(dynamics)
+    per_column = moments.newton_metres.reshape(len(dynamics.times), -1).T
+    return dict(zip(moments.names[3:], per_column[3:]))
 
 
 def drop_dynamics_visuals(trial_collection: bpy.types.Collection, rig: bpy.types.Object) -> None:

@@ -11,8 +11,9 @@ violet, as their grids, the share on the raised ones, which no plate sees
 bottom plot the chosen joint's sagittal moment, signed as the angle table and the torques table
 (``knee_r_flexion_moment``, ``ankle_r_dorsiflexion_moment``, ...: positive flexes or dorsiflexes), or its
 torque's magnitude [N·m] (what the disk's radius shows), drawn magenta while the joint generates power and
-cyan while it absorbs it, as its disk is. A vertical cursor and a dot on each curve are keyed to the frame,
-so they move along a sequence or a movie.
+cyan while it absorbs it, as its disk is; where those are the plates' torques, the same moment from the
+motion alone (the contact estimated) is drawn thin in the estimate's green beside it. A vertical cursor and
+a dot on each curve are keyed to the frame, so they move along a sequence or a movie.
 
 The values are read from the keyed curves, at every frame: the rig's ``GRF
 vertical total measured``/``estimated`` (or ``floor``/``raised estimated``) and its joint moment curves
@@ -31,6 +32,7 @@ import numpy as np
 from ..solver.errors import InputError
 from ..solver.kinematics.angles import CONVENTIONS
 from ..solver.model.templates import ANATOMY
+from .dynamics_visuals import MOTION_ALONE
 from .keying import Channel, fcurve, key_channels
 from .materials import COLOURS
 from .render_canvas import Canvas, flat_material
@@ -68,6 +70,7 @@ class PlotData:
     sources: list[tuple[bpy.types.Object, str]]
     grf: list[tuple[int, str, str]]  # (source index, colour kind, label)
     torque: int | None  # source index of the plotted torque; the power is the next one
+    alone: int | None  # source index of the same moment from the motion alone (beside the plates'), if keyed
     torque_title: str  # e.g. "Right knee flexion moment"
     torque_unit: str  # "N·m" or "N·m/kg"
     signed: bool  # a moment (either sign) rather than a magnitude
@@ -113,7 +116,7 @@ def plot_data(collection: bpy.types.Collection, rig: bpy.types.Object | None, jo
         joints = [j for j, s in JOINT_SEGMENT.items() if f"{s} torque" in disks]
         raise InputError(f"No joint {joint!r} in the trial's dynamics", f"give one of {', '.join(joints)}")
     name = next((j for j, s in JOINT_SEGMENT.items() if s == segment), segment)
-    torque, title, unit = None, f"{_joint_label(name)} torque", "N·m"
+    torque, alone, title, unit = None, None, f"{_joint_label(name)} torque", "N·m"
     if disk is not None:
         torque, prop = len(sources), TORQUE_PROP
         if torque_plot == "moment":
@@ -125,10 +128,13 @@ def plot_data(collection: bpy.types.Collection, rig: bpy.types.Object | None, jo
             title = f"{_joint_label(name)} {component} moment"
             unit = "N·m/kg" if str(rig.get("dynamics units", "")).startswith("N/kg") else "N·m"
         sources += [(rig if prop != TORQUE_PROP else disk, prop), (disk, POWER_PROP)]
+        if prop + MOTION_ALONE in rig:
+            alone = len(sources)
+            sources.append((rig, prop + MOTION_ALONE))
     if not sources:
         raise InputError(f"The trial {collection.name!r} has no forces or torques to plot",
                          "run Dynamics or Contact first, or render without plots")
-    return PlotData(sources, grf, torque, title, unit, torque_plot == "moment", body_weight)
+    return PlotData(sources, grf, torque, alone, title, unit, torque_plot == "moment", body_weight)
 
 
 def _step(span: float, most: int) -> float:
@@ -245,7 +251,8 @@ def draw(canvas: Canvas, palette: Palette, panel: float, data: PlotData, frames:
             series = [(values[:, index], kind, label) for index, kind, label in data.grf]
             keys = [(label, kind) for _, kind, label in series] + [("body weight", "faint")] * bool(data.body_weight)
         else:
-            keys = [("generating", TORQUE_KINDS[1]), ("absorbing", TORQUE_KINDS[0])]
+            keys = [("generating", TORQUE_KINDS[1]), ("absorbing", TORQUE_KINDS[0])] + \
+                [("motion alone", "force_estimated")] * (data.alone is not None)
         rows = _key_rows(keys, box_left - 3.0 * size, box_right, size)
         box_top = top - (3.2 + KEY_ROW * (len(rows) - 1)) * size
         if name == "grf":
@@ -266,13 +273,19 @@ def draw(canvas: Canvas, palette: Palette, panel: float, data: PlotData, frames:
                     name)
         else:
             torque, power = values[:, data.torque], values[:, data.torque + 1]
-            seen = torque[np.isfinite(torque)]
+            alone = values[:, data.alone] if data.alone is not None else np.full(len(torque), np.nan)
+            seen = np.concatenate([torque, alone])
+            seen = seen[np.isfinite(seen)]
             high = max(float(seen.max()) if len(seen) else 0.0, 0.0)
             low = min(float(seen.min()) if len(seen) else 0.0, 0.0) if data.signed else 0.0
             margin = 0.05 * (high - low) if high > low else 1.0
             box = _Axes(box_left, bottom, box_right - box_left, box_top - bottom, low - margin * data.signed,
                         high + margin)
             _plot(canvas, palette, box, data.torque_title, data.torque_unit, rows, size, ticks, name)
+            runs, _ = _runs(x, box.y(alone), None)
+            if runs:
+                canvas.lines("joint torque motion alone", runs, THIN * 1.5 * scale,
+                             [flat_material("force_estimated", COLOURS["force_estimated"])], z=-0.25)
             runs, colours = _runs(x, box.y(torque), (np.nan_to_num(power) > 0).astype(int))
             if runs:
                 canvas.lines("joint torque", runs, LINE * scale, [flat_material(k, COLOURS[k]) for k in TORQUE_KINDS],

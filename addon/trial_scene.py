@@ -158,7 +158,8 @@ def add_results(context: bpy.types.Context, result: PipelineResult, collection: 
             drop_dynamics_visuals(collection, rig)
         if result.contact is not None:
             build_contact_visuals(result.contact, result.trial, collection, rig,
-                                  _frames_at(meta, result.contact.times), context.scene)
+                                  _frames_at(meta, result.contact.times), context.scene,
+                                  moments_beside=dynamics is not result.contact.dynamics, per_kg=options.per_kg)
         elif recomputed:
             drop_contact_visuals(collection, rig, context.scene)
         if result.zero_gravity is not None:

@@ -189,7 +189,8 @@ def test_plot_panel_shows_the_knees_flexion_moment_signed_or_its_torques_magnitu
                                                                                    torque_plot):
     """In the landing's crouch the knee extends against the body's fall: the torques table's
     ``knee_r_flexion_moment`` is negative, and the panel's dot sits below its zero line, at that value on its
-    grid; the magnitude (the disk's radius) sits above it."""
+    grid; the magnitude (the disk's radius) sits above it. The moment from the motion alone is drawn beside the
+    plates', and near them there."""
     plots = importlib.import_module(f"{package.__name__}.addon.render_plots")
     scene, frame = bpy.context.scene, 160
     rig = next(ob for ob in trial.all_objects if ob.get("mocap_dynamics_rig"))
@@ -209,6 +210,10 @@ def test_plot_panel_shows_the_knees_flexion_moment_signed_or_its_torques_magnitu
     dot = plots.fcurve(canvas.objects["torque cursor dot 0"], "location", 1).evaluate(frame)
     assert dot == pytest.approx(slope * value + offset, abs=1.0), (dot, value, grid)
     assert (dot < offset) == (torque_plot == "moment"), (dot, offset)
+    alone = rig["knee_r_flexion_moment motion alone"]  # beside the plates' torques: the contact from the motion
+    assert abs(alone - moment) < 0.25 * trial["mocap_dynamics"]["model"]["mass_kg"], (alone, moment)
+    drawn = {"canvas joint torque motion alone", "torque key motion alone"} & set(canvas.objects.keys())
+    assert len(drawn) == (2 if torque_plot == "moment" else 0), drawn
 
 
 def test_on_the_box_the_disks_show_the_ankles_holding_the_body(trial):

@@ -145,6 +145,7 @@ def test_a_step_run_again_leaves_nothing_of_the_run_before(scene, package, share
     assert [s["kind"] for s in trial["mocap_dynamics"].to_dict()["contact"]["surfaces"]] == ["floor"]
     assert not any(name in rig or fcurve(rig, f'["{name}"]') is not None for name in raised)
     assert fcurve(rig, '["GRF vertical total estimated"]') is not None
+    assert fcurve(rig, '["knee_r_flexion_moment motion alone"]') is not None, "beside the plates' moments"
 
     assert bpy.ops.mocap_dynamics.zero_gravity() == {"FINISHED"}
     assert [c for c in trial.children if c.name.endswith(" zero gravity")], "the twin beside the subject"
@@ -152,6 +153,6 @@ def test_a_step_run_again_leaves_nothing_of_the_run_before(scene, package, share
     assert bpy.ops.mocap_dynamics.inverse_dynamics(filter="fixed", cutoff=10.0) == {"FINISHED"}
     assert not {"contact", "zero_gravity"} & set(trial["mocap_dynamics"].to_dict())
     assert not [c for c in trial.children if c.name.endswith((" contact", " zero gravity"))]
-    assert not [name for name in rig.keys() if name.startswith("GRF") or name.endswith("foot contact")]
+    assert not [name for name in rig.keys() if name.startswith("GRF") or name.endswith(("foot contact", "alone"))]
     assert not [m for m in scene.timeline_markers if m.name.endswith(("heel strike", "toe off"))]
     assert fcurve(rig, '["knee_r_flexion_moment"]') is not None
