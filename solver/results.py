@@ -2,7 +2,9 @@
 batch and the sidebar's Export).
 
 - ``<name>_angles.mot`` / ``.csv``: clinical joint angles [deg] (OpenSim motion file)
-- ``<name>_torques.sto`` / ``.csv``: joint torques and root residuals (OpenSim storage file)
+- ``<name>_torques.sto`` / ``.csv``: joint torques and root residuals (OpenSim storage file), with the plates'
+  forces where the trial has them; then also ``<name>_torques_motion_alone.sto`` / ``.csv``, the same with the
+  contact estimated from the motion alone
 - ``<name>_grf_estimated.mot`` / ``.csv``: the contact estimate's GRF per foot, then per other loaded segment
   (OpenSim GRF file, Y up)
 - ``<name>_markers_filled.trc``: the markers after gap filling (OpenSim TRC, in the input file's own units and
@@ -66,9 +68,11 @@ def write_results(result, folder: str | Path, opensim: bool | None = None, plots
             table = angles_table(result.motion)
             written += [write_table(table, folder / f"{name}_angles{suffix}") for suffix in (".mot", ".csv")]
         dynamics = result.best_dynamics
-        if dynamics is not None:
-            table = dynamics_table(dynamics)
-            written += [write_table(table, folder / f"{name}_torques{suffix}") for suffix in (".sto", ".csv")]
+        alone = result.contact.dynamics if result.contact is not None else None
+        for torques, kind in ((dynamics, ""), (alone if alone is not dynamics else None, "_motion_alone")):
+            if torques is not None:
+                written += [write_table(dynamics_table(torques), folder / f"{name}_torques{kind}{suffix}")
+                            for suffix in (".sto", ".csv")]
         if result.contact is not None:
             table = grf_table(result.contact)
             written += [write_table(table, folder / f"{name}_grf_estimated{suffix}")

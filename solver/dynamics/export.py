@@ -17,7 +17,8 @@ def dynamics_table(dynamics: Dynamics, per_kg: bool = False) -> Table:
     (``solver.dynamics.moments``: e.g. ``hip_l_flexion_moment``, ``knee_l_flexion_moment``,
     ``ankle_l_dorsiflexion_moment``; the root's, ``pelvis_anterior_tilt_moment`` ..., resolve its residual
     torque); ``<segment>_moment_{x,y,z}`` [N·m], the raw torque vector in the parent frame. Every torque is
-    the one the parent applies on the child. ``per_kg`` divides everything by the body mass.
+    the one the parent applies on the child. ``per_kg`` divides everything by the body mass. The header
+    names the external forces the torques were computed with (``external_forces``).
     """
     model = dynamics.model
     scale = 1.0 / model.total_mass if per_kg else 1.0
@@ -30,5 +31,6 @@ def dynamics_table(dynamics: Dynamics, per_kg: bool = False) -> Table:
             moments.newton_metres.reshape(len(dynamics.times), -1) * scale,
             dynamics.joint_torque_parent[:, raw].reshape(len(dynamics.times), -1) * scale]
     unit = "N and N·m per kg body mass" if per_kg else "N and N·m"
-    return Table(columns=columns, data=np.hstack(data), header={"units": unit}, in_degrees=False,
+    header = {"units": unit, "external_forces": dynamics.options.get("external", "none")}
+    return Table(columns=columns, data=np.hstack(data), header=header, in_degrees=False,
                  name="Mocap Dynamics joint torques and root residuals")

@@ -43,7 +43,8 @@ def test_sample_to_report_tables_and_plots(sample, tmp_path):
     assert {"dynamics", "contact"} <= set(report) and "plates" in report["contact"]
     files = {p.name for p in out.iterdir()}
     assert files == {"report.json", "report.txt", "sample_walk_angles.mot", "sample_walk_angles.csv",
-                     "sample_walk_torques.sto", "sample_walk_torques.csv", "sample_walk_marker_errors.png",
+                     "sample_walk_torques.sto", "sample_walk_torques.csv", "sample_walk_torques_motion_alone.sto",
+                     "sample_walk_torques_motion_alone.csv", "sample_walk_marker_errors.png",
                      "sample_walk_convergence.png", "sample_walk_torques.png", "sample_walk_grf.png",
                      "sample_walk_grf_estimated.mot", "sample_walk_grf_estimated.csv",
                      "sample_walk_markers_filled.trc", "manifest.json"}
