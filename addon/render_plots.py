@@ -117,20 +117,22 @@ def plot_data(collection: bpy.types.Collection, rig: bpy.types.Object | None, jo
         raise InputError(f"No joint {joint!r} in the trial's dynamics", f"give one of {', '.join(joints)}")
     name = next((j for j, s in JOINT_SEGMENT.items() if s == segment), segment)
     torque, alone, title, unit = None, None, f"{_joint_label(name)} torque", "N·m"
-    if disk is not None:
-        torque, prop = len(sources), TORQUE_PROP
-        if torque_plot == "moment":
-            moved, component = _sagittal(segment) or (name, "flexion")
-            prop = f"{moved}_{component}_moment"
-            if prop not in rig:
-                raise InputError(f"The rig has no curve {prop!r} to plot",
-                                 "run Dynamics again, or plot the torque's magnitude")
-            title = f"{_joint_label(name)} {component} moment"
-            unit = "N·m/kg" if str(rig.get("dynamics units", "")).startswith("N/kg") else "N·m"
-        sources += [(rig if prop != TORQUE_PROP else disk, prop), (disk, POWER_PROP)]
+    if disk is not None and torque_plot == "moment":
+        sagittal = _sagittal(segment)
+        prop = f"{sagittal[0]}_{sagittal[1]}_moment" if sagittal else f"{name} moment"
+        if prop not in rig:
+            raise InputError(f"The rig has no curve {prop!r} to plot",
+                             "run Dynamics again, or plot the torque's magnitude")
+        title = f"{_joint_label(name)} {sagittal[1]} moment"
+        unit = "N·m/kg" if str(rig.get("dynamics units", "")).startswith("N/kg") else "N·m"
+        torque = len(sources)
+        sources += [(rig, prop), (disk, POWER_PROP)]
         if prop + MOTION_ALONE in rig:
             alone = len(sources)
             sources.append((rig, prop + MOTION_ALONE))
+    elif disk is not None:
+        torque = len(sources)
+        sources += [(disk, TORQUE_PROP), (disk, POWER_PROP)]
     if not sources:
         raise InputError(f"The trial {collection.name!r} has no forces or torques to plot",
                          "run Dynamics or Contact first, or render without plots")
