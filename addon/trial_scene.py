@@ -39,15 +39,17 @@ class SceneOptions:
     ``timing``: "TRIAL" sets the scene's frame rate and range to the trial
     (one key per sample); "KEEP" keeps the scene's frame rate and resamples the
     trial to it. ``start_frame`` is the frame of the trial's first sample.
-    ``per_kg``: torque and force curves per kg body mass. ``zero_gravity_beside``: the zero-gravity
-    variant plays on a second rig beside the captured one (else it becomes the rig's active action).
+    ``per_kg``: torque and force curves per kg body mass (None: as the trial's rig has them, so a step
+    other than Dynamics keeps the Dynamics step's choice; N and N·m on a new rig). ``zero_gravity_beside``:
+    the zero-gravity variant plays on a second rig beside the captured one (else it becomes the rig's active
+    action).
     """
 
     timing: str = "TRIAL"
     start_frame: int = 1
     marker_size: float = 0.015
     marker_display: str = "SPHERE"
-    per_kg: bool = False
+    per_kg: bool | None = None
     zero_gravity_beside: bool = True
 
 
@@ -150,16 +152,18 @@ def add_results(context: bpy.types.Context, result: PipelineResult, collection: 
         build_model_markers(result.model, rig, child_collection(collection, f"{collection.name} model markers"),
                             errors)
         recomputed = bool(result.steps) and list(result.steps)[-1] not in result.reused
+        per_kg = options.per_kg if options.per_kg is not None else \
+            str(rig.get("dynamics units", "")).startswith("N/kg")
         dynamics = result.best_dynamics
         if dynamics is not None:
             build_dynamics_visuals(context, dynamics, collection, rig, _frames_at(meta, dynamics.times),
-                                   options.per_kg, motion=result.motion)
+                                   per_kg, motion=result.motion)
         elif recomputed:
             drop_dynamics_visuals(collection, rig)
         if result.contact is not None:
             build_contact_visuals(result.contact, result.trial, collection, rig,
                                   _frames_at(meta, result.contact.times), context.scene,
-                                  moments_beside=dynamics is not result.contact.dynamics, per_kg=options.per_kg)
+                                  moments_beside=dynamics is not result.contact.dynamics, per_kg=per_kg)
         elif recomputed:
             drop_contact_visuals(collection, rig, context.scene)
         if result.zero_gravity is not None:

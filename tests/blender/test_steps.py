@@ -156,3 +156,18 @@ def test_a_step_run_again_leaves_nothing_of_the_run_before(scene, package, share
     assert not [name for name in rig.keys() if name.startswith("GRF") or name.endswith(("foot contact", "alone"))]
     assert not [m for m in scene.timeline_markers if m.name.endswith(("heel strike", "toe off"))]
     assert fcurve(rig, '["knee_r_flexion_moment"]') is not None
+
+
+def test_curves_per_kg_stay_per_kg_when_the_contact_is_estimated(walking):
+    """Compute Dynamics "Per kg Body Mass", then Estimate Contact (whose dialog has no such choice): the torques
+    shown change to the plates' and the estimate's, their curves stay per kg, and so do the moments from the
+    motion alone beside them."""
+    scene, rig = bpy.context.scene, next(ob for ob in walking.all_objects if ob.type == "ARMATURE")
+    assert bpy.ops.mocap_dynamics.inverse_dynamics(per_kg=True) == {"FINISHED"}
+    assert bpy.ops.mocap_dynamics.estimate_contact() == {"FINISHED"}
+    assert rig["dynamics units"].startswith("N/kg")
+    largest = {name: 0.0 for name in ("knee_l_flexion_moment", "knee_l_flexion_moment motion alone")}
+    for frame in range(2, 131, 4):
+        scene.frame_set(frame)
+        largest = {name: max(value, abs(rig[name])) for name, value in largest.items()}
+    assert all(0.3 < value < 3.0 for value in largest.values()), largest  # N·m/kg; in N·m they pass 20
