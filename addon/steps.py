@@ -49,6 +49,12 @@ def report_warnings(operator: bpy.types.Operator, result) -> None:
         operator.report({"WARNING"}, warning)
 
 
+def _typed(value: float) -> float:
+    """A float property's value as typed: Blender keeps 32-bit floats (a tolerance of 1e-7 reads back
+    1.0000000116860974e-07), which would never equal the stored option and make an unchanged step run again."""
+    return float(f"{value:.6g}")
+
+
 class _Step(JobOperator):
     bl_options = {"UNDO"}
 
@@ -110,8 +116,8 @@ class MOCAP_DYNAMICS_OT_build_armature(_Step, bpy.types.Operator):
         return super().invoke(context, event)
 
     def job(self, context):
-        return self.step(context, "calibrate", template=self.template, mass=self.mass or None, sex=self.sex,
-                         shoe_mass=round(self.shoe_mass, 4), head=self.head,
+        return self.step(context, "calibrate", template=self.template, mass=_typed(self.mass) or None, sex=self.sex,
+                         shoe_mass=_typed(self.shoe_mass), head=self.head,
                          static=bpy.path.abspath(self.static_filepath) or None,
                          markerset=bpy.path.abspath(self.markerset_filepath) or None)
 
@@ -155,9 +161,9 @@ class MOCAP_DYNAMICS_OT_reconstruct(_Step, bpy.types.Operator):
 
     def job(self, context):
         stored = stored_options(active_trial(context)[1]).gap_fill
-        gap_fill = replace(stored, method=self.gap_fill, max_gap_s=self.max_gap)
+        gap_fill = replace(stored, method=self.gap_fill, max_gap_s=_typed(self.max_gap))
         return self.step(context, "reconstruct", method=self.method, otm_mode=self.mode,
-                         tolerance=self.tolerance, gap_fill=gap_fill)
+                         tolerance=_typed(self.tolerance), gap_fill=gap_fill)
 
     def finished(self, context, outcome):
         result, _ = outcome
@@ -193,7 +199,7 @@ class MOCAP_DYNAMICS_OT_inverse_dynamics(_Step, bpy.types.Operator):
     per_kg: BoolProperty(name="Per kg Body Mass", description="Show torque and force curves per kg body mass")
 
     def job(self, context):
-        cutoff = self.cutoff if self.filter == "fixed" else self.filter
+        cutoff = _typed(self.cutoff) if self.filter == "fixed" else self.filter
         return self.step(context, "dynamics", SceneOptions(per_kg=self.per_kg), cutoff=cutoff,
                          derivatives=self.derivatives)
 

@@ -171,3 +171,16 @@ def test_curves_per_kg_stay_per_kg_when_the_contact_is_estimated(walking):
         scene.frame_set(frame)
         largest = {name: max(value, abs(rig[name])) for name, value in largest.items()}
     assert all(0.3 < value < 3.0 for value in largest.values()), largest  # N·m/kg; in N·m they pass 20
+
+
+def test_reconstruct_unchanged_after_run_all_reuses_the_motion_and_keeps_what_follows(scene, shared_data):
+    """Run All Steps takes the stored options, the Reconstruct dialog its properties, which Blender keeps as
+    32-bit floats (the 1e-7 tolerance reads back 1.0000000116860974e-07): clicked unchanged, Reconstruct
+    reuses the motion, so the torques, the contact and the zero-gravity twin stay."""
+    assert bpy.ops.mocap_dynamics.import_markers(filepath=str(shared_data / "subject4_walking1.trc")) == {"FINISHED"}
+    trial = scene.mocap_dynamics.active_trial
+    assert bpy.ops.mocap_dynamics.run_all() == {"FINISHED"}
+    assert bpy.ops.mocap_dynamics.reconstruct() == {"FINISHED"}
+    assert "reconstruct" in trial["mocap_dynamics"].to_dict()["reused"]
+    kinds = {c.name.removeprefix(f"{trial.name} ") for c in trial.children}
+    assert {"dynamics", "contact", "zero gravity"} <= kinds, kinds
