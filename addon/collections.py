@@ -5,9 +5,14 @@ from __future__ import annotations
 import bpy
 
 
+def _child(parent: bpy.types.Collection, name: str) -> bpy.types.Collection | None:
+    """The child collection ``name`` of ``parent`` (Blender may have numbered it: ``name.001``), or None."""
+    return next((c for c in parent.children if c.name.startswith(name)), None)
+
+
 def child_collection(parent: bpy.types.Collection, name: str) -> bpy.types.Collection:
     """The child collection ``name`` of ``parent``, emptied (rebuilt on every run), or a new one."""
-    existing = next((c for c in parent.children if c.name.startswith(name)), None)
+    existing = _child(parent, name)
     if existing is not None:
         for ob in list(existing.objects):
             bpy.data.objects.remove(ob)
@@ -19,7 +24,7 @@ def child_collection(parent: bpy.types.Collection, name: str) -> bpy.types.Colle
 
 def remove_child_collection(parent: bpy.types.Collection, name: str) -> None:
     """Remove the child collection ``name`` of ``parent`` and its objects, if there is one."""
-    existing = next((c for c in parent.children if c.name.startswith(name)), None)
+    existing = _child(parent, name)
     if existing is not None:
         for ob in list(existing.all_objects):
             bpy.data.objects.remove(ob)

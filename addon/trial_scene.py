@@ -163,7 +163,7 @@ def add_results(context: bpy.types.Context, result: PipelineResult, collection: 
         if result.contact is not None:
             build_contact_visuals(result.contact, result.trial, collection, rig,
                                   _frames_at(meta, result.contact.times), context.scene,
-                                  moments_beside=dynamics is not result.contact.dynamics, per_kg=per_kg)
+                                  moments_beside=result.motion_alone_dynamics is not None, per_kg=per_kg)
         elif recomputed:
             drop_contact_visuals(collection, rig, context.scene)
         if result.zero_gravity is not None:

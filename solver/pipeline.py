@@ -71,6 +71,13 @@ class PipelineResult:
         return self.dynamics_with_support or self.dynamics_with_plates or \
             (self.contact.dynamics if self.contact is not None else None) or self.dynamics
 
+    @property
+    def motion_alone_dynamics(self) -> Dynamics | None:
+        """The torques with the contact estimated from the motion, when the torques shown are other ones (the
+        plates'), to set beside them; else None."""
+        alone = self.contact.dynamics if self.contact is not None else None
+        return alone if alone is not self.best_dynamics else None
+
     def report(self) -> dict:
         """A JSON-ready summary: what was read, converted and computed, and what the user should know."""
         return build_report(self)

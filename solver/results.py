@@ -68,8 +68,7 @@ def write_results(result, folder: str | Path, opensim: bool | None = None, plots
             table = angles_table(result.motion)
             written += [write_table(table, folder / f"{name}_angles{suffix}") for suffix in (".mot", ".csv")]
         dynamics = result.best_dynamics
-        alone = result.contact.dynamics if result.contact is not None else None
-        for torques, kind in ((dynamics, ""), (alone if alone is not dynamics else None, "_motion_alone")):
+        for torques, kind in ((dynamics, ""), (result.motion_alone_dynamics, "_motion_alone")):
             if torques is not None:
                 written += [write_table(dynamics_table(torques), folder / f"{name}_torques{kind}{suffix}")
                             for suffix in (".sto", ".csv")]
@@ -124,7 +123,7 @@ def _plots(result, name: str):
     yield ("convergence", lambda path: plot_convergence(motion, path, title=name),
            stopped("reconstruct") or (motion.method != "otm" and f"the motion was reconstructed by {motion.method}, "
                                                                  "not frame by frame by OTM"))
-    alone = contact.dynamics if contact is not None and contact.dynamics is not dynamics else None
+    alone = result.motion_alone_dynamics
     yield ("torques", lambda path: plot_joint_torques(dynamics, path, title=name, motion_alone=alone),
            stopped("dynamics"))
     yield ("grf", lambda path: plot_grf(contact, result.plate_comparison, path, title=name), stopped("contact"))

@@ -73,9 +73,8 @@ def write_opensim(result, folder: str | Path) -> tuple[list[Path], list[str]]:
              "external_loads_file": "", "coordinates_file": f"{name}_coordinates.mot",
              "lowpass_cutoff_frequency_for_coordinates": "-1", "output_gen_force_file": f"{name}_opensim_id.sto"}
     if dynamics.external is not None and len(dynamics.external.segments):
-        source = "the measured force plates" if dynamics is result.dynamics_with_plates else \
-            f"the {dynamics.options['external']}" if dynamics is result.dynamics_with_support else \
-            "the contact forces estimated from the motion"
+        estimated = result.contact is not None and dynamics is result.contact.dynamics
+        source = "the contact forces estimated from the motion" if estimated else f"the {dynamics.options['external']}"
         table, bodies = loads_table(model.names, motion.times, dynamics.external, dynamics.times)
         written.append(write_table(table, out / f"{name}_grf.mot"))
         written.append(write_text(out / f"{name}_external_loads.xml",
