@@ -122,11 +122,10 @@ def bone_axes(arm_ob: bpy.types.Object, model: BodyModel) -> np.ndarray:
     return np.array([np.array(arm_ob.data.bones[s.name].matrix_local)[:3, :3] for s in model.segments])
 
 
-def key_motion(arm_ob: bpy.types.Object, motion: Motion, frames: np.ndarray, action_name: str | None = None) -> None:
+def key_motion(arm_ob: bpy.types.Object, motion: Motion, frames: np.ndarray, action_name: str) -> None:
     """Key root location and every bone's rotation quaternion from ``motion`` at ``frames``.
 
-    The keys go into the rig's current action, or a new one named ``action_name``
-    (default ``"<rig> <method>"``) when it has none."""
+    The keys go into the rig's current action, or a new one named ``action_name`` when it has none."""
     model = motion.model
     axes = bone_axes(arm_ob, model)
     rest_root = np.array(arm_ob.data.bones[model.segments[0].name].head_local)
@@ -138,4 +137,4 @@ def key_motion(arm_ob: bpy.types.Object, motion: Motion, frames: np.ndarray, act
     for k, seg in enumerate(model.segments):
         channels += vector_channels(f'pose.bones["{seg.name}"].rotation_quaternion', frames, quats[:, k],
                                     group=seg.name)
-    key_channels(arm_ob, channels, action_name=action_name or f"{arm_ob.name} {motion.method}")
+    key_channels(arm_ob, channels, action_name=action_name)

@@ -139,7 +139,7 @@ def add_results(context: bpy.types.Context, result: PipelineResult, collection: 
             calibration = result.model.metadata["calibration"]
             motion = Motion.from_q(result.model, result.trial.times[[calibration.initial_frame]],
                                    np.array([calibration.initial_q]), method="calibration")
-        key_motion(rig, motion, _frames_at(meta, motion.times))
+        key_motion(rig, motion, _frames_at(meta, motion.times), f"{collection.name} captured")
         errors = {}
         markers = next(c for c in collection.children if c.name.startswith(f"{collection.name} markers"))
         if result.gap_fill is not None:

@@ -28,6 +28,7 @@ def test_self_orientation_beside_the_original_turns_as_reported(walking):
     settings = bpy.context.scene.mocap_dynamics
     settings.zero_gravity, settings.zero_gravity_angle, settings.zero_gravity_duration = "sequence", 60.0, 0.5
     captured = _rigs(walking)[f"{walking.name} rig"].animation_data.action
+    assert captured.name == f"{walking.name} captured", "named for what it holds, not the step that made it"
     assert bpy.ops.mocap_dynamics.zero_gravity() == {"FINISHED"}
     report = walking["mocap_dynamics"].to_dict()["zero_gravity"]
     assert report["momentum_drift_relative"] < 1e-9 and report["torso_reorientation_deg"] > 5
