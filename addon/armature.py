@@ -22,6 +22,7 @@ from mathutils import Matrix
 from ..solver.kinematics.motion import Motion
 from ..solver.model.body import BodyModel
 from ..solver.rotations import matrix_to_quat, quat_continuity
+from .collections import remove_objects
 from .keying import key_channels, vector_channels
 from .meshes import body_mesh
 
@@ -103,11 +104,8 @@ def _attach_body(model: BodyModel, arm_ob, collection, heads) -> None:
     The mesh's deform weights refer to vertex groups by index (segment order), so
     a rebuild replaces the whole object rather than editing its groups.
     """
-    old = next((ob for ob in collection.all_objects if ob.get(BODY_PROP) and ob.parent == arm_ob), None)
-    if old is not None:
-        mesh = old.data
-        bpy.data.objects.remove(old)
-        bpy.data.meshes.remove(mesh)
+    remove_objects([ob for ob in collection.all_objects  # a rig deleted by the user leaves its body unparented
+                    if ob.get(BODY_PROP) and ob.parent in (arm_ob, None)])
     body = bpy.data.objects.new(f"{arm_ob.name} body", body_mesh(model, heads))
     body[BODY_PROP] = True
     body.parent = arm_ob

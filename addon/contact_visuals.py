@@ -28,7 +28,7 @@ from ..solver.io.trial import Trial
 from ..solver.retarget import foot_contacts
 from ..solver.rotations import quat_to_matrix, quat_z_to
 from .arrows import create_arrow, key_arrow
-from .collections import child_collection, remove_child_collection
+from .collections import child_collection, remove_child_collection, trial_name
 from .dynamics_visuals import MOTION_ALONE, moment_curves
 from .keying import Channel, key_channels, remove_group
 from .materials import material
@@ -85,7 +85,7 @@ def build_contact_visuals(contact: Contact, trial: Trial, trial_collection: bpy.
     curves of an earlier run replaced: one with raised surfaces leaves no floor and raised shares behind).
     ``moments_beside`` (the rig's torques are the plates'): the joint moments with the estimated contact too,
     ``<moment> motion alone``, per kg body mass with ``per_kg`` as the others."""
-    collection = child_collection(trial_collection, f"{trial_collection.name} contact")
+    collection = child_collection(trial_collection, f"{trial_name(trial_collection)} contact")
     remove_group(rig, CONTACT_GROUP)
     _surfaces(contact, collection)
     for f, foot in enumerate(contact.feet):
@@ -123,7 +123,7 @@ def build_contact_visuals(contact: Contact, trial: Trial, trial_collection: bpy.
 
 def drop_contact_visuals(trial_collection: bpy.types.Collection, rig: bpy.types.Object, scene: bpy.types.Scene) -> None:
     """Remove what ``build_contact_visuals`` made: a run without the contact step leaves none of an earlier one."""
-    remove_child_collection(trial_collection, f"{trial_collection.name} contact")
+    remove_child_collection(trial_collection, f"{trial_name(trial_collection)} contact")
     remove_group(rig, CONTACT_GROUP)
     rig.pop(FLOOR_VELOCITY_PROP, None)
     clear_events(scene)

@@ -25,7 +25,7 @@ from ..solver.dynamics import Dynamics, joint_moments
 from ..solver.kinematics.motion import Motion
 from ..solver.rotations import quat_continuity, quat_z_to
 from .arrows import create_arrow, key_arrow
-from .collections import child_collection, remove_child_collection
+from .collections import child_collection, remove_child_collection, trial_name
 from .keying import Channel, key_channels, remove_group, shared_action, vector_channels
 from .meshes import shared_mesh
 
@@ -83,7 +83,7 @@ def build_dynamics_visuals(context: bpy.types.Context, dynamics: Dynamics, trial
     if TORQUE_SCALE_PROP not in scene:
         scene[TORQUE_SCALE_PROP] = DEFAULT_TORQUE_SCALE
     model = dynamics.model
-    collection = child_collection(trial_collection, collection_name or f"{trial_collection.name} dynamics")
+    collection = child_collection(trial_collection, collection_name or f"{trial_name(trial_collection)} dynamics")
     if motion is None:
         _, positions = dynamics.poses
     else:
@@ -134,6 +134,6 @@ def moment_curves(dynamics: Dynamics) -> dict[str, np.ndarray]:
 
 def drop_dynamics_visuals(trial_collection: bpy.types.Collection, rig: bpy.types.Object) -> None:
     """Remove what ``build_dynamics_visuals`` made: a run without the dynamics leaves none of an earlier one."""
-    remove_child_collection(trial_collection, f"{trial_collection.name} dynamics")
+    remove_child_collection(trial_collection, f"{trial_name(trial_collection)} dynamics")
     remove_group(rig, GROUP)
     rig.pop("dynamics units", None)

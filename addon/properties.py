@@ -7,7 +7,7 @@ from bpy.app.handlers import persistent
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, PointerProperty
 
 from ..solver.zerog import ZeroGravityOptions
-from .trial_scene import META_PROP
+from .collections import META_PROP
 
 _ZERO_G = ZeroGravityOptions()
 ZERO_GRAVITY_ITEMS = [

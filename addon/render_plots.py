@@ -32,6 +32,7 @@ import numpy as np
 from ..solver.errors import InputError
 from ..solver.kinematics.angles import CONVENTIONS
 from ..solver.model.templates import ANATOMY
+from .collections import child, trial_name
 from .dynamics_visuals import MOTION_ALONE
 from .keying import Channel, fcurve, key_channels
 from .materials import COLOURS
@@ -109,7 +110,7 @@ def plot_data(collection: bpy.types.Collection, rig: bpy.types.Object | None, jo
                 grf.append((len(sources), kind, label))
                 sources.append((rig, prop))
     segment = JOINT_SEGMENT.get(joint, joint)
-    dynamics = next((c for c in collection.children if c.name.startswith(f"{collection.name} dynamics")), None)
+    dynamics = child(collection, f"{trial_name(collection)} dynamics")
     disks = {ob.name: ob for ob in dynamics.objects if TORQUE_PROP in ob} if dynamics else {}
     disk = disks.get(f"{segment} torque")
     if disks and disk is None:

@@ -16,6 +16,7 @@ from ..solver.retarget import Skeleton, SourceMotion
 from ..solver.retarget.skeleton import rigid
 from ..solver.rotations import quat_normalize, quat_to_matrix
 from .armature import RIG_PROP
+from .collections import trial_name
 from .keying import read_channels
 from .retarget_events import read_floor_velocity, read_stance
 from .zero_gravity import CAPTURED_ACTION_PROP
@@ -57,7 +58,7 @@ def motion_sources(collection: bpy.types.Collection) -> list[tuple[str, str]]:
     for rig in trial_rigs(collection):
         action = rig.animation_data.action if rig.animation_data else None
         if action is not None and (not rig.get(RIG_PROP) or CAPTURED_ACTION_PROP in rig):
-            out.append((action.name, action.name.removeprefix(f"{collection.name} ").capitalize()))
+            out.append((action.name, action.name.removeprefix(f"{trial_name(collection)} ").capitalize()))
     return out
 
 

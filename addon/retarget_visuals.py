@@ -17,7 +17,7 @@ import numpy as np
 
 from ..solver.retarget import Retargeted, follow_offset
 from .arrows import PUSHES_PROP, create_arrow
-from .collections import child_collection
+from .collections import child_collection, trial_name
 from .dynamics_visuals import torque_disk
 from .keying import key_channels, read_channels, shared_action
 from .retarget_source import CAPTURED
@@ -27,7 +27,8 @@ MATERIAL_PREFIX = "MocapDynamics "
 
 def visual_collections(trial: bpy.types.Collection, source: str, action: bpy.types.Action) -> list:
     """The collections holding the visuals of the motion ``source``."""
-    names = [f"{trial.name} dynamics", f"{trial.name} contact"] if source == CAPTURED else [f"{action.name} torques"]
+    name = trial_name(trial)
+    names = [f"{name} dynamics", f"{name} contact"] if source == CAPTURED else [f"{action.name} torques"]
     return [c for c in trial.children_recursive if any(c.name.startswith(n) for n in names)]
 
 
@@ -49,7 +50,7 @@ def follow_character(context: bpy.types.Context, trial: bpy.types.Collection, so
     """Twins of the source's visuals pinned to ``target``'s bones; ``source_heads`` ``(T, S, 3)`` are the
     solved rig's bone heads (world) at ``frames``. Returns how many visuals follow the character."""
     groups = result.mapping.groups()
-    collection = child_collection(trial, f"{trial.name} {target.name} visuals")
+    collection = child_collection(trial, f"{trial_name(trial)} {target.name} visuals")
     old = bpy.data.actions.get(collection.name)
     if old is not None and old.users == 0:  # the twins' keys of an earlier run
         bpy.data.actions.remove(old)

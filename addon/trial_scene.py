@@ -21,16 +21,13 @@ from ..solver.pipeline import PipelineResult
 from ..solver.report_schema import TrialMetadata
 from ..solver.kinematics import marker_error_stats
 from .armature import build_armature, key_motion
-from .collections import child_collection
+from .collections import META_PROP, child, child_collection, trial_name
 from .contact_visuals import build_contact_visuals, drop_contact_visuals
 from .dynamics_visuals import build_dynamics_visuals, drop_dynamics_visuals
 from .force_plates import build_plates
 from .markers import build_markers, show_filled
 from .model_markers import build_model_markers, key_marker_errors
 from .zero_gravity import drop_zero_gravity_visuals, key_zero_gravity, show_captured
-
-META_PROP = "mocap_dynamics"
-
 
 @dataclass(frozen=True)
 class SceneOptions:
@@ -108,7 +105,7 @@ def create_trial_collection(context: bpy.types.Context, result: PipelineResult,
         plates = bpy.data.collections.new(f"{root.name} force plates")
         root.children.link(plates)
         build_plates(trial, plates, frames, scene)
-    root[META_PROP] = {"scene": {"start_frame": options.start_frame, "timing": options.timing,
+    root[META_PROP] = {"scene": {"name": root.name, "start_frame": options.start_frame, "timing": options.timing,
                                  "start_time_s": trial.start_time, "keyed_rate_hz": trial.rate,
                                  "keyed_frames": trial.n_frames}}
     scene.frame_set(options.start_frame)
@@ -132,24 +129,26 @@ def add_results(context: bpy.types.Context, result: PipelineResult, collection: 
     """
     meta = trial_metadata(collection)
     if result.model is not None:
-        rig = build_armature(context, result.model, collection, f"{collection.name} rig")
+        name = trial_name(collection)
+        rig = build_armature(context, result.model, collection, f"{name} rig")
         show_captured(collection, rig)
         motion = result.motion
         if motion is None:
             calibration = result.model.metadata["calibration"]
             motion = Motion.from_q(result.model, result.trial.times[[calibration.initial_frame]],
                                    np.array([calibration.initial_q]), method="calibration")
-        key_motion(rig, motion, _frames_at(meta, motion.times), f"{collection.name} captured")
+        key_motion(rig, motion, _frames_at(meta, motion.times), f"{name} captured")
         errors = {}
-        markers = next(c for c in collection.children if c.name.startswith(f"{collection.name} markers"))
-        if result.gap_fill is not None:
-            show_filled(result.gap_fill, markers, child_collection(collection, f"{collection.name} gap fills"),
+        markers = child(collection, f"{name} markers")  # None if the user deleted the empties
+        if result.gap_fill is not None and markers is not None:
+            show_filled(result.gap_fill, markers, child_collection(collection, f"{name} gap fills"),
                         _frames_at(meta, result.trial.times))
         if result.motion is not None:
             stats = marker_error_stats(result.motion)
             errors = dict(zip(stats.labels, stats.median))
-            key_marker_errors(result.motion, markers, _frames_at(meta, result.motion.times))
-        build_model_markers(result.model, rig, child_collection(collection, f"{collection.name} model markers"),
+            if markers is not None:
+                key_marker_errors(result.motion, markers, _frames_at(meta, result.motion.times))
+        build_model_markers(result.model, rig, child_collection(collection, f"{name} model markers"),
                             errors)
         recomputed = bool(result.steps) and list(result.steps)[-1] not in result.reused
         per_kg = options.per_kg if options.per_kg is not None else \

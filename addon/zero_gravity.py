@@ -21,7 +21,7 @@ from ..solver.kinematics.motion import Motion
 from ..solver.zerog import ZeroGravity
 from .armature import BODY_PROP, key_motion
 from .arrows import create_arrow, key_arrow
-from .collections import child_collection, remove_child_collection
+from .collections import child_collection, remove_child_collection, trial_name
 from .dynamics_visuals import build_dynamics_visuals
 from .keying import assign_action
 
@@ -61,7 +61,7 @@ def _second_rig(context: bpy.types.Context, collection: bpy.types.Collection, ri
 
 def _captured_visuals(trial_collection: bpy.types.Collection, shown: bool) -> None:
     for child in trial_collection.children:
-        if any(child.name.startswith(f"{trial_collection.name} {kind}") for kind in CAPTURED_VISUALS):
+        if any(child.name.startswith(f"{trial_name(trial_collection)} {kind}") for kind in CAPTURED_VISUALS):
             child.hide_viewport = child.hide_render = not shown
 
 
@@ -77,7 +77,7 @@ def show_captured(trial_collection: bpy.types.Collection, rig: bpy.types.Object)
 def drop_zero_gravity_visuals(trial_collection: bpy.types.Collection) -> None:
     """Remove the twin and its visuals (a run without zero gravity leaves none of an earlier one); the
     simulations' actions stay, as every simulation's does."""
-    remove_child_collection(trial_collection, f"{trial_collection.name} zero gravity")
+    remove_child_collection(trial_collection, f"{trial_name(trial_collection)} zero gravity")
 
 
 def _new_action(rig: bpy.types.Object, name: str) -> None:
@@ -111,21 +111,22 @@ def key_zero_gravity(context: bpy.types.Context, zerog: ZeroGravity, trial_colle
     itself, where the new action becomes active. ``place`` puts a manoeuvre
     (simulated about the origin) where the subject stood.
     """
-    collection = child_collection(trial_collection, f"{trial_collection.name} zero gravity")
+    trial = trial_name(trial_collection)
+    collection = child_collection(trial_collection, f"{trial} zero gravity")
     motion = _moved(zerog.motion, place)
     if beside:
-        target = _second_rig(context, collection, rig, f"{trial_collection.name} {name} rig")
+        target = _second_rig(context, collection, rig, f"{trial} {name} rig")
         target.location = SIDE_GAP * _sideways(motion.positions[:, 0])
         offset = place + np.array(target.location)
     else:
         target, offset = rig, place
         _captured_visuals(trial_collection, False)
-    action_name = f"{trial_collection.name} {name}"
+    action_name = f"{trial} {name}"
     _new_action(target, action_name)
     key_motion(target, motion, frames, action_name=action_name)
     target.animation_data.action.use_fake_user = True
     build_dynamics_visuals(context, zerog.dynamics, collection, target, frames,
-                           collection_name=f"{trial_collection.name} {name} torques", offset=offset)
+                           collection_name=f"{trial} {name} torques", offset=offset)
     centre = zerog.motion.model.body_com(zerog.motion.q) + offset
     arrow = create_arrow(f"{name} angular momentum", collection, "angular_momentum", context.scene)
     key_arrow(arrow, frames, centre, MOMENTUM_ARROW_SCALE * zerog.angular_momentum)

@@ -70,7 +70,7 @@ def test_keyed_pose_equals_forward_kinematics(scene, package, shared_data):
         else:
             q[:, start:start + seg.nq] = rng.uniform(-1.5, 1.5, size=(4, seg.nq))
     motion = motion_type.from_q(model, np.arange(4) / 100, q, method="test")
-    armature.key_motion(rig, motion, np.arange(4) + 10.0)
+    armature.key_motion(rig, motion, np.arange(4) + 10.0, "walk")
     axes = armature.bone_axes(rig, model)
     for t in range(4):
         bpy.context.scene.frame_set(10 + t)

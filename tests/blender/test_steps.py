@@ -184,3 +184,39 @@ def test_reconstruct_unchanged_after_run_all_reuses_the_motion_and_keeps_what_fo
     assert "reconstruct" in trial["mocap_dynamics"].to_dict()["reused"]
     kinds = {c.name.removeprefix(f"{trial.name} ") for c in trial.children}
     assert {"dynamics", "contact", "zero gravity"} <= kinds, kinds
+
+
+def test_a_renamed_trial_keeps_working_and_its_steps_leave_no_orphans(scene, shared_data):
+    """The trial's collection renamed in the Outliner: every step still finds its markers, rig and visuals (they
+    keep the name the trial was imported with), and a step run again with other options leaves no orphan
+    actions or meshes behind (each run's arrows had left theirs)."""
+    assert bpy.ops.mocap_dynamics.import_markers(filepath=str(shared_data / "subject4_walking1.trc")) == {"FINISHED"}
+    trial = scene.mocap_dynamics.active_trial
+    trial.name = "My walk"
+    assert bpy.ops.mocap_dynamics.estimate_contact() == {"FINISHED"}
+    assert bpy.ops.mocap_dynamics.zero_gravity() == {"FINISHED"}
+    kinds = sorted(c.name.removeprefix("subject4_walking1 ") for c in trial.children)
+    assert kinds == ["contact", "dynamics", "force plates", "gap fills", "markers", "model markers", "zero gravity"]
+    counts = (len(bpy.data.actions), len(bpy.data.meshes))
+    trial.name = "Walk, renamed again"
+    assert bpy.ops.mocap_dynamics.estimate_contact(surfaces="plane") == {"FINISHED"}
+    assert bpy.ops.mocap_dynamics.zero_gravity() == {"FINISHED"}
+    assert not [a.name for a in bpy.data.actions if a.users == 0]
+    assert not [m.name for m in bpy.data.meshes if m.users == 0]
+    assert (len(bpy.data.actions), len(bpy.data.meshes)) == counts
+    assert sorted(c.name.removeprefix("subject4_walking1 ") for c in trial.children) == kinds
+
+
+def test_steps_go_on_when_the_user_deleted_the_markers_or_the_rig(walking):
+    """The marker empties' collection deleted (the rig is what the user wants to see): the steps finish without
+    them. The rig deleted: the next step builds a new one, and the old rig's body, left unparented, goes."""
+    markers = next(c for c in walking.children if c.name.endswith(" markers") and "model" not in c.name)
+    for ob in list(markers.objects):
+        bpy.data.objects.remove(ob)
+    bpy.data.collections.remove(markers)
+    assert bpy.ops.mocap_dynamics.reconstruct() == {"FINISHED"}
+    bpy.data.objects.remove(next(ob for ob in walking.all_objects if ob.type == "ARMATURE"))
+    assert bpy.ops.mocap_dynamics.inverse_dynamics() == {"FINISHED"}
+    bodies = [ob for ob in walking.all_objects if ob.type == "MESH" and ob.name.endswith(("body", ".001"))
+              and "rig body" in ob.name]
+    assert [(ob.parent.type if ob.parent else None) for ob in bodies] == ["ARMATURE"], [ob.name for ob in bodies]
