@@ -21,7 +21,7 @@ from ..solver.io import load_trial
 from ..solver.io.atomic import write_text
 from ..solver.model.markersets import from_rows, landmarks_by_label, markerset_toml
 from ..solver.model.vocabulary import CONCEPTS, interpret
-from .session import stored_options
+from .session import trial_inputs
 from .trial_scene import trial_metadata
 
 IGNORE = "ignore"
@@ -108,7 +108,8 @@ class MOCAP_DYNAMICS_OT_read_marker_labels(bpy.types.Operator):
     def execute(self, context):
         collection, meta = _active(context)
         try:
-            trial = load_trial(meta["source"], stored_options(meta).import_options)
+            source, options = trial_inputs(meta)
+            trial = load_trial(source, options.import_options)
         except MocapError as error:
             self.report({"ERROR"}, error.one_line())
             return {"CANCELLED"}

@@ -5,17 +5,20 @@ a trial was processed with carries over to its next step. The last result of eac
 for the Blender session: the next step resumes from it (``pipeline.run``'s ``previous``) and recomputes
 only what its options change. A reopened .blend starts with none and recomputes what it needs; a result
 that no longer matches the scene (after an undo) is still a valid ``previous``: the pipeline reuses a step
-only when its options and files are unchanged.
+only when its options and files are unchanged. The trial's files are looked for beside the saved .blend when
+they are gone from where they were (``located``).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path, PureWindowsPath
 
 import bpy
 from bpy.app.handlers import persistent
 
-from ..solver.options import options_from_dict
+from ..solver.errors import InputError
+from ..solver.options import PATHS, options_from_dict
 from ..solver.pipeline import PipelineOptions, PipelineResult
 
 #: The last result of each trial collection, by ``session_uid`` (stable across renames and undo).
@@ -26,6 +29,27 @@ def stored_options(meta: dict, **changes) -> PipelineOptions:
     """The pipeline options a trial was last processed with (as stored on its collection), with ``changes``
     (``PipelineOptions`` fields)."""
     return replace(options_from_dict(meta.get("options", {})), **changes)
+
+
+def located(path: str | None) -> str | None:
+    """``path``, or the file of that name beside the saved .blend when nothing is at ``path`` any more (the
+    project's folder moved, or opened on another machine); None and "auto" stay as they are."""
+    if path in (None, "auto") or Path(path).exists() or not bpy.data.filepath:
+        return path
+    beside = Path(bpy.data.filepath).parent / PureWindowsPath(path).name  # either separator
+    return str(beside) if beside.is_file() else path
+
+
+def trial_inputs(meta: dict, **changes) -> tuple[str, PipelineOptions]:
+    """The trial's recording and pipeline options (as stored, with ``changes``), their files ``located``;
+    ``MocapError`` for options that do not go together or a recording that is gone."""
+    options = stored_options(meta, **changes)
+    options = replace(options, **{name: located(getattr(options, name)) for name in PATHS})
+    source = located(meta["source"])
+    if not Path(source).is_file():
+        raise InputError(f"The trial's recording {source} is not there any more",
+                         "put it back, or beside this .blend file, and run the step again")
+    return source, options
 
 
 def last_result(collection: bpy.types.Collection | None) -> PipelineResult | None:

@@ -25,7 +25,7 @@ from ..solver.zerog import ZeroGravityOptions
 from .jobs import Job, JobOperator, busy
 from .mapping import fill_rows
 from .process import trial_job
-from .session import collection_of, keep_result, last_result, stored_options
+from .session import collection_of, keep_result, last_result, stored_options, trial_inputs
 from .trial_scene import SceneOptions, trial_metadata
 
 
@@ -38,10 +38,10 @@ def active_trial(context: bpy.types.Context):
 def step_job(context: bpy.types.Context, until: str, label: str, scene_options: SceneOptions = SceneOptions(),
              **changes) -> Job:
     """The job of a sidebar step: the pipeline on the active trial up to ``until`` with the trial's stored
-    options and ``changes``, then its collection extended. ``MocapError`` for options that do not go together."""
+    options and ``changes``, then its collection extended."""
     collection, meta = active_trial(context)
-    options = stored_options(meta, until=until, **changes)
-    return trial_job(label, meta["source"], options, scene_options, collection)
+    source, options = trial_inputs(meta, until=until, **changes)
+    return trial_job(label, source, options, scene_options, collection)
 
 
 def report_warnings(operator: bpy.types.Operator, result) -> None:
@@ -325,7 +325,12 @@ class MOCAP_DYNAMICS_OT_export_results(_Step, bpy.types.Operator):
         if until is None:
             self.report({"ERROR"}, "Nothing to export yet. Reconstruct the motion (and compute dynamics) first.")
             return None
-        source, options, previous = meta["source"], stored_options(meta, until=until), last_result(collection)
+        try:
+            source, options = trial_inputs(meta, until=until)
+        except MocapError as error:
+            self.report({"ERROR"}, error.one_line())
+            return None
+        previous = last_result(collection)
         folder, uid, opensim = bpy.path.abspath(self.directory), collection.session_uid, self.opensim
 
         def compute(progress):

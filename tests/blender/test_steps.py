@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import shutil
 
 import bpy
 import numpy as np
@@ -220,3 +221,25 @@ def test_steps_go_on_when_the_user_deleted_the_markers_or_the_rig(walking):
     bodies = [ob for ob in walking.all_objects if ob.type == "MESH" and ob.name.endswith(("body", ".001"))
               and "rig body" in ob.name]
     assert [(ob.parent.type if ob.parent else None) for ob in bodies] == ["ARMATURE"], [ob.name for ob in bodies]
+
+
+def test_a_project_folder_moved_finds_its_recording_beside_the_blend_file(scene, shared_data, tmp_path):
+    """The .blend and its recordings moved together (another folder, another machine): a step finds the trial's
+    recording and plates beside the .blend file. Gone from both places: one line saying what to do."""
+    first, moved = tmp_path / "project", tmp_path / "moved project"
+    first.mkdir()
+    for name in ("subject4_walking1.trc", "subject4_walking1_grf.mot"):
+        shutil.copy(shared_data / name, first / name)
+    assert bpy.ops.mocap_dynamics.import_markers(filepath=str(first / "subject4_walking1.trc")) == {"FINISHED"}
+    assert bpy.ops.mocap_dynamics.build_armature() == {"FINISHED"}
+    bpy.ops.wm.save_as_mainfile(filepath=str(first / "walk.blend"))
+    shutil.move(first, moved)
+    bpy.ops.wm.open_mainfile(filepath=str(moved / "walk.blend"))
+    assert bpy.ops.mocap_dynamics.inverse_dynamics() == {"FINISHED"}
+    meta = bpy.context.scene.mocap_dynamics.active_trial["mocap_dynamics"].to_dict()
+    assert meta["source"] == str(moved / "subject4_walking1.trc")
+    assert meta["dynamics"]["torques_with"] == "measured force plates"
+    (moved / "subject4_walking1.trc").unlink()
+    with pytest.raises(RuntimeError, match="recording .*subject4_walking1.trc is not there any more. Put it back, "
+                                           "or beside this .blend file"):
+        bpy.ops.mocap_dynamics.inverse_dynamics(cutoff=7.0)
