@@ -48,6 +48,7 @@ from .render_framing import CAMERAS, VIEWS
 from .render_looks import BACKGROUNDS, ENGINES, PALETTES
 from .render_movie import encode_movie, png_frames
 from .render_sampling import centre_of_mass, forward, sample, subject_rig, twin_rigs
+from .trial_scene import trial_metadata
 
 TRAIL_RADIUS = 0.005  # m
 STILL_SAMPLES = 40  # a still reads the scene at this many frames (the CM path, the floor), sequences at all
@@ -300,11 +301,18 @@ def setup_overlay(scene: bpy.types.Scene, collection: bpy.types.Collection,
     render_legend.draw(canvas, kinds, palette, layout.legend * width, framing.metres_per_pixel(height),
                        scene.get(FORCE_SCALE_PROP, 0.0), scene.get(TORQUE_SCALE_PROP, 0.0))
     if plots is not None:
-        plotted = np.arange(first, last + 1)
-        render_plots.draw(canvas, palette, layout.panel, plots, plotted,
-                          (plotted - scene.frame_start) / (scene.render.fps / scene.render.fps_base))
+        render_plots.draw(canvas, palette, layout.panel, plots, *_plotted(collection, first, last))
     canvas.composite_over(scene)
     return Overlay(scene.camera, framing, kinds, shortened)
+
+
+def _plotted(collection: bpy.types.Collection, first: int, last: int) -> tuple[np.ndarray, np.ndarray]:
+    """The frames the plot panel spans, ``first`` to ``last`` within the trial's keyed frames (all of them if
+    none is), and their times in the trial [s], as the tables' time column has them."""
+    keyed = trial_metadata(collection)["scene"]
+    low, high = max(first, keyed["start_frame"]), min(last, keyed["start_frame"] + keyed["keyed_frames"] - 1)
+    frames = np.arange(low, high + 1) if low < high else np.arange(first, last + 1)
+    return frames, keyed["start_time_s"] + (frames - keyed["start_frame"]) / keyed["keyed_rate_hz"]
 
 
 @contextlib.contextmanager

@@ -229,8 +229,8 @@ def _cursor(canvas: Canvas, palette: Palette, box: _Axes, frames: np.ndarray, x:
 
 def draw(canvas: Canvas, palette: Palette, panel: float, data: PlotData, frames: np.ndarray,
          times: np.ndarray) -> None:
-    """The panel in the right ``panel`` fraction of the canvas over ``frames``, whose times from the trial's
-    start are ``times`` [s]."""
+    """The panel in the right ``panel`` fraction of the canvas over ``frames``, whose times in the trial are
+    ``times`` [s]."""
     values = data.values(frames)
     width, height = canvas.width, canvas.height
     size, scale = TEXT_SIZE * height, height / 720.0

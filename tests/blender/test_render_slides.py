@@ -149,6 +149,20 @@ def test_plot_cursor_moves_with_the_frame(render, trial, tmp_path, package):
     assert abs((found[200] - found[130]) - 70 * per_frame) <= 3, (found, per_frame)
 
 
+def test_plot_panel_spans_the_trial_in_a_longer_scene(render, trial, tmp_path, package):
+    """An animator's scene runs on past the trial (its frame range widened): the panel's time axis spans the
+    trial's frames, not the scene's, so its curves are not squeezed into a corner."""
+    plots = importlib.import_module(f"{package.__name__}.addon.render_plots")
+    scene = bpy.context.scene
+    trial_first, trial_last = scene.frame_start, scene.frame_end
+    scene.frame_end = trial_last + 300
+    render.render_overlay(scene, trial, tmp_path, render.RenderOptions(still=160, resolution=SMALL, plots=True))
+    canvas = bpy.data.scenes[f"{trial.name} overlay"]
+    axis, cursor = canvas.objects["grf x axis"], canvas.objects["canvas grf cursor"]
+    ends = [plots.fcurve(cursor, "location", 0).evaluate(frame) for frame in (trial_first, trial_last)]
+    assert ends == pytest.approx([axis.location.x, axis.location.x + axis.scale.x], abs=0.5)
+
+
 def test_plot_panel_parts_the_estimate_between_the_floor_and_the_box(render, trial, tmp_path, package, colours):
     """The drop jump's estimate has a box: the panel plots its share on the floor (green, what the plates
     measure: nothing while the subject stands on the box) and on the box (violet, the body weight there), each
