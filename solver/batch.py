@@ -67,11 +67,12 @@ CONNECT_TIMEOUT = 10
 #: Seconds a stopped trial gets between SIGTERM (clean up and exit) and SIGKILL.
 GRACE_S = 10.0
 #: The summary's columns: figures from each trial's report.json (empty where the trial has none).
-COLUMNS = ("trial", "status", "message", "input", "frames", "mass_kg", "marker_rms_mm", "converged_percent",
-           "root_force_no_contact_percent_bw", "root_force_with_plates_percent_bw",
-           "root_force_with_plates_and_estimate_percent_bw", "torques_with", "explained_force_percent",
-           "root_force_with_contact_percent_bw", "flight_root_force_percent_bw", "plate_rmse_vertical_percent_bw",
-           "plate_correlation_vertical", "plate_moments_mean_r", "plate_moments_mean_rmse_nm_per_kg",
+COLUMNS = ("trial", "status", "message", "input", "frames", "mass_kg", "mass_source", "marker_rms_mm",
+           "converged_percent", "cutoff_hz", "root_force_no_contact_percent_bw", "root_force_with_plates_percent_bw",
+           "root_force_with_plates_and_estimate_percent_bw", "torques_with", "surfaces", "floor_tilt_deg",
+           "explained_force_percent", "root_force_with_contact_percent_bw", "flight_root_force_percent_bw",
+           "plate_rmse_vertical_percent_bw", "plate_correlation_vertical", "plate_rmse_horizontal_percent_bw",
+           "plate_cop_error_single_support_cm", "plate_moments_mean_r", "plate_moments_mean_rmse_nm_per_kg",
            "import_s", "calibrate_s", "reconstruct_s", "dynamics_s", "contact_s", "pipeline_s")
 
 
@@ -299,25 +300,38 @@ def report_figures(report: Report) -> dict:
     explained = get("contact", "explained_force")
     rms = get("reconstruction", "marker_rms_m")
     timings = report.get("timings_s", {})
+    source, surfaces = get("model", "mass_source"), get("contact", "surfaces")
     return {"frames": get("trial", "frames"), "mass_kg": get("model", "mass_kg"),
+            "mass_source": None if source is None else source.split(" (")[0],
             "marker_rms_mm": None if rms is None else 1000.0 * rms,
             "converged_percent": get("reconstruction", "converged_percent"),
+            "cutoff_hz": get("dynamics", "derivatives", "cutoff_hz"),
             "root_force_no_contact_percent_bw": without,
             "root_force_with_plates_percent_bw": get("dynamics", "with_measured_plates", "root_force_mean_percent_bw"),
             "root_force_with_plates_and_estimate_percent_bw": get("dynamics", "with_plates_and_estimated_support",
                                                                   "root_force_mean_percent_bw"),
             "torques_with": get("dynamics", "torques_with"),
+            "surfaces": None if surfaces is None else "; ".join(_surface(surface) for surface in surfaces),
+            "floor_tilt_deg": get("contact", "floor_tilt_deg"),
             "explained_force_percent": None if explained is None else 100.0 * explained,
             "root_force_with_contact_percent_bw": None if None in (without, explained) else without * (1 - explained),
             "flight_root_force_percent_bw": get("contact", "flight", "root_force_rms_percent_bw"),
             "plate_rmse_vertical_percent_bw": get("contact", "plates", "rmse_vertical_bw_percent"),
             "plate_correlation_vertical": get("contact", "plates", "correlation_vertical"),
+            "plate_rmse_horizontal_percent_bw": get("contact", "plates", "rmse_horizontal_bw_percent"),
+            "plate_cop_error_single_support_cm": get("contact", "plates", "cop_error_single_support_cm"),
             "plate_moments_mean_r": get("contact", "plates", "joint_moments", "where_plates_see_all", "mean_r"),
             "plate_moments_mean_rmse_nm_per_kg": get("contact", "plates", "joint_moments", "where_plates_see_all",
                                                      "mean_rmse_nm_per_kg"),
             **{f"{stage}_s": timings.get(stage) for stage in ("import", "calibrate", "reconstruct", "dynamics",
                                                                "contact")},
             "pipeline_s": sum(timings.values()) if timings else None}
+
+
+def _surface(surface: dict) -> str:
+    """One support surface in a word or three: "floor", "raised 0.31 m" (its height above the floor)."""
+    above = surface.get("height_above_floor_m")
+    return surface["kind"] if above is None else f"{surface['kind']} {above:.2f} m"
 
 
 def write_summary(rows: list[dict], out: Path) -> Path:

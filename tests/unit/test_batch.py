@@ -70,6 +70,9 @@ def test_good_trials_have_their_outputs_and_figures(local_run):
         assert float(row["root_force_with_contact_percent_bw"]) == pytest.approx(without * (1 - explained / 100),
                                                                                   rel=1e-4)
         assert float(row["pipeline_s"]) > 0
+        assert row["mass_source"] == report["model"]["mass_source"].split(" (")[0]
+        assert float(row["cutoff_hz"]) == report["dynamics"]["derivatives"]["cutoff_hz"] > 0
+        assert row["surfaces"] == "floor" and float(row["floor_tilt_deg"]) <= 1.0, "the sample walks on level ground"
         assert {"report.txt", "sample_walk_torques.sto", "sample_walk_grf.png"} <= {p.name for p in
                                                                                    (out / name).iterdir()}
     # Only the C3D carries force plates: figures with plates exist for it alone.
@@ -77,6 +80,8 @@ def test_good_trials_have_their_outputs_and_figures(local_run):
         float(rows["sample_walk_c3d"]["root_force_no_contact_percent_bw"])
     assert rows["sample_walk_trc"]["root_force_with_plates_percent_bw"] == ""
     assert rows["sample_walk_trc"]["plate_rmse_vertical_percent_bw"] == ""
+    assert float(rows["sample_walk_c3d"]["plate_cop_error_single_support_cm"]) >= 0.0
+    assert rows["sample_walk_trc"]["plate_cop_error_single_support_cm"] == ""
     assert (out / "root_force_distribution.png").read_bytes()[:4] == b"\x89PNG"
     assert not list(out.glob(".*partial*"))
 
