@@ -17,7 +17,7 @@ from .jobs import running
 from .mapping import MOCAP_DYNAMICS_OT_read_marker_labels, MOCAP_DYNAMICS_OT_save_marker_set
 from .render_operator import MOCAP_DYNAMICS_OT_render_overlay
 from .retarget import ACTION_PROP, MOCAP_DYNAMICS_OT_retarget
-from ..solver.report import figure, joint_moments_figures, shoes_text
+from ..solver.report import figure, filter_text, joint_moments_figures, shoes_text
 from ..solver.report_schema import (ContactSummary, DynamicsSummary, ModelSummary, ReconstructionSummary,
                                      TrialSummary)
 from .trial_scene import trial_metadata
@@ -213,6 +213,7 @@ class MOCAP_DYNAMICS_PT_dynamics(_SubStep, bpy.types.Panel):
         if box is None:
             return
         without = dyn["without_external_forces"].get("root_force_mean_percent_bw")
+        box.label(text=f"Filter: {filter_text(dyn['derivatives'])}")
         box.label(text=f"Root residual without contact: {figure(without, '.0f')} % BW")
         if "with_measured_plates" in dyn:
             box.label(text=f"With measured plates: "

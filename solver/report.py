@@ -183,6 +183,19 @@ def joint_moments_text(plates: dict) -> str | None:
             f"{figure(figures.get('mean_rmse_nm_per_kg'), '.2f')} N·m/kg; r (left / right) {each}")
 
 
+def filter_text(derivatives: dict) -> str:
+    """The filter before differentiating, in a few words: "low-pass 16.5 Hz at touch-downs, 6 Hz after hard
+    landings, 8 Hz elsewhere", "low-pass 6 Hz" or "no filter" (the report gives the reasons)."""
+    cutoff = derivatives.get("cutoff_hz")
+    if cutoff is None:
+        return "no filter"
+    steady, settling = derivatives.get("steady_cutoff_hz"), derivatives.get("settling_cutoff_hz")
+    if steady is None or steady == cutoff:
+        return f"low-pass {cutoff:.3g} Hz"
+    return f"low-pass {cutoff:.3g} Hz at touch-downs, " + \
+        (f"{settling:.3g} Hz after hard landings, " if settling is not None else "") + f"{steady:.3g} Hz elsewhere"
+
+
 def shoes_text(shoes: dict | None) -> str:
     """The shoes a model wears: ``"0.30 kg each"`` (or per foot when they differ), "" barefoot."""
     shoes = shoes or {}

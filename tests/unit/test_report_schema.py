@@ -9,7 +9,7 @@ import pytest
 
 from mocap_dynamics.solver import report_schema as schema
 from mocap_dynamics.solver.pipeline import PipelineOptions, run
-from mocap_dynamics.solver.report import summary
+from mocap_dynamics.solver.report import filter_text, summary
 from mocap_dynamics.solver.sample import MASS, write_sample
 
 SECTIONS = {"trial": schema.TrialSummary, "model": schema.ModelSummary, "gap_fill": schema.GapFillSummary,
@@ -60,3 +60,14 @@ def test_figures_that_do_not_exist_read_as_n_a(report):
     plates = report["contact"]["plates"]
     missing = {**report, "contact": {**report["contact"], "plates": {**plates, "correlation_vertical": None}}}
     assert "r = n/a" in summary(missing)
+
+
+def test_the_filter_is_told_in_a_few_words_for_the_sidebar(report):
+    """The sidebar's Dynamics line: the cutoffs of the default filter, a fixed one, or none."""
+    derivatives = report["dynamics"]["derivatives"]
+    told = filter_text(derivatives)
+    assert told.startswith(f"low-pass {derivatives['cutoff_hz']:.3g} Hz"), told
+    assert filter_text({"derivatives": "central differences", "cutoff_hz": 6.0}) == "low-pass 6 Hz"
+    assert filter_text({"cutoff_hz": 16.5, "steady_cutoff_hz": 8.0, "settling_cutoff_hz": 6.0}) == \
+        "low-pass 16.5 Hz at touch-downs, 6 Hz after hard landings, 8 Hz elsewhere"
+    assert filter_text({"derivatives": "central differences"}) == "no filter"
