@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import InputError, option
 from .c3d import read_c3d
 from .conventions import ImportOptions
 from .trc import read_trc
@@ -23,7 +23,7 @@ def load_trial(path: str | Path, options: ImportOptions | None = None) -> Trial:
     reader = READERS.get(path.suffix.lower())
     if reader is None:
         raise InputError(f"Cannot read {path.name}: unknown file type {path.suffix or '(no extension)'!r}",
-                         "load a .c3d or .trc marker file (a GRF .mot goes with attach_plates and read_grf_mot)")
+                         f"load a .c3d or .trc marker file (a GRF .mot goes in {option('grf', hint='path')})")
     if not path.is_file():
         raise InputError(f"Cannot read {path}: no such file", "check the path")
     return reader(path, options or ImportOptions())
