@@ -22,7 +22,7 @@ from contextvars import ContextVar
 #: ``option(name)`` without a value: the option is named, not set to something.
 UNSET = object()
 #: The nested option tables: option name prefix -> the Python class that holds them.
-NESTED_CLASSES = {"import": "ImportOptions", "zero_gravity": "ZeroGravityOptions"}
+NESTED_CLASSES = {"import": "ImportOptions", "zero_gravity": "ZeroGravityOptions", "gap_fill": "GapFillOptions"}
 
 
 class MocapError(Exception):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import InputError
+from ..errors import InputError, option
 from ..kinematics.motion import Motion
 from ..model.body import BodyModel
 from .captured import INITIAL_MOMENTUM, simulate_zero_gravity
@@ -50,10 +50,12 @@ class ZeroGravityOptions:
         if self.momentum not in INITIAL_MOMENTUM:
             raise InputError(f"Unknown initial momentum {self.momentum!r}",
                              f"use one of {', '.join(INITIAL_MOMENTUM)}")
-        caps = (self.v_max_deg_s, self.ladder_v_max_m_s)
-        if not self.duration_s > 0 or any(cap is not None and not cap > 0 for cap in caps):
-            raise InputError("Zero-gravity durations and speed caps must be positive",
-                             "give duration_s > 0 and speed caps > 0 (or none)")
+        caps = ("v_max_deg_s", "ladder_v_max_m_s")  # None: no cap
+        for name in ("duration_s", *(cap for cap in caps if getattr(self, cap) is not None)):
+            if not getattr(self, name) > 0:
+                raise InputError(f"{option(f'zero_gravity.{name}', getattr(self, name))} is not positive",
+                                 f"give {option(f'zero_gravity.{name}')} above 0"
+                                 + (", or leave it out for no cap" if name in caps else ""))
 
 
 def zero_gravity_variant(options: ZeroGravityOptions, model: BodyModel, motion: Motion | None) -> ZeroGravity | None:

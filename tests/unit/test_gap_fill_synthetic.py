@@ -259,8 +259,8 @@ def test_one_method_for_every_gap_or_none():
     ({"max_gap_s": -1}, "max_gap_s"),
     ({"spline_max_s": "long"}, "spline_max_s"),
     ({"pca_meet_ends": "yes"}, "pca_meet_ends"),
-    ({"pca_trusted_error_m": -0.01}, "pca_trusted_error_m = -0.01 is not a number of metres"),
-    ({"hinge_trusted_error_m": "1 cm"}, "hinge_trusted_error_m = '1 cm' is not a number of metres"),
+    ({"pca_trusted_error_m": -0.01}, "GapFillOptions(pca_trusted_error_m=-0.01) is not a number of metres"),
+    ({"hinge_trusted_error_m": "1 cm"}, "GapFillOptions(hinge_trusted_error_m='1 cm') is not a number of metres"),
 ])
 def test_bad_options_say_what_is_wrong(options, words):
     with pytest.raises(InputError) as error:

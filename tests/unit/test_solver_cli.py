@@ -54,20 +54,23 @@ def test_sample_to_report_tables_and_plots(sample, tmp_path):
     assert (out / "report.txt").read_text() in done.stdout
 
 
-@pytest.mark.parametrize("case", ["corrupt file", "missing file", "bad option", "unknown flag", "plates as trial"])
+@pytest.mark.parametrize("case", ["corrupt file", "missing file", "bad option", "bad nested option", "unknown flag",
+                                  "plates as trial"])
 def test_bad_input_exits_2_with_one_line_and_writes_nothing(sample, tmp_path, case):
     corrupt = tmp_path / "corrupt.c3d"
     corrupt.write_bytes(b"\x00" * 600)
     (tmp_path / "walk_grf.mot").write_text("endheader\ntime\tground_force_vx\n0\t0\n")
     args = {"corrupt file": [corrupt], "missing file": [tmp_path / "nope.trc"],
             "bad option": [sample["c3d"], "--mass", "-70"], "unknown flag": [sample["c3d"], "--frobnicate"],
+            "bad nested option": [sample["c3d"], "--zero-g-duration", "0"],
             "plates as trial": [tmp_path / "walk_grf.mot"]}[case]
     done = solver(*args, "--out", tmp_path / "out")
     assert done.returncode == 2, done.stdout + done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
-    if case == "plates as trial":
-        assert lines[0].endswith("(a GRF .mot goes in --grf FILE.mot)."), lines[0]
+    if case in ("plates as trial", "bad nested option"):  # named as this command line spells them
+        assert lines[0].endswith({"plates as trial": "(a GRF .mot goes in --grf FILE.mot).",
+                                  "bad nested option": "Give --zero-g-duration S above 0."}[case]), lines[0]
     assert "Traceback" not in done.stdout + done.stderr
     assert not (tmp_path / "out").exists()
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ...errors import InputError
+from ...errors import InputError, option
 from ...io.trial import Trial
 from .gaps import Gaps, find_gaps
 from .pca import MIN_TRAINING_FRAMES, TEST_GAPS, expected_error, meet_ends, pca_fill
@@ -71,8 +71,8 @@ class GapFillOptions:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
                 unit = "seconds" if name.endswith("_s") else "metres"
-                raise InputError(f"Gap fill option {name} = {value!r} is not a number of {unit}",
-                                 f"give {name} as a number of {unit}, 0 or more")
+                raise InputError(f"{option(f'gap_fill.{name}', value)} is not a number of {unit}",
+                                 f"give {option(f'gap_fill.{name}', hint=unit)} as a number of {unit}, 0 or more")
 
 
 @dataclass(frozen=True)
