@@ -139,13 +139,15 @@ class PipelineOptions:
             if not isinstance(getattr(self, name), bool):
                 raise InputError(f"Option {option(name, getattr(self, name))} is not true or false",
                                  "set it to true or false")
-        for name, optional in (("mass", True), ("tolerance", False), ("cutoff", True)):
+        for name, optional, unit in (("mass", True, "kg"), ("tolerance", False, ""), ("cutoff", True, "Hz")):
             if name == "cutoff" and self.cutoff in ("auto", "winter", "none"):
                 continue
             value = getattr(self, name)
             if (value is None and not optional) or (value is not None and (
                     isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0)):
-                raise InputError(f"{option(name, value)} is not a positive number", f"give {name} in SI units")
+                raise InputError(f"{option(name, value)} is not a positive number",
+                                 f"give {option(name, hint=unit or 'value')}, a number above 0"
+                                 + (f" (in {unit})" if unit else ""))
         if self.mass is not None:
             check_mass_range(self.mass)
         if isinstance(self.shoe_mass, bool) or not isinstance(self.shoe_mass, (int, float)) \
