@@ -18,6 +18,7 @@ from ..solver.pipeline import PipelineOptions, run
 from .first_use import warm_up
 from .jobs import Job, JobOperator, busy
 from .process import build_scene
+from .session import PATH_OPTIONS
 from .trial_scene import SceneOptions
 
 EXTENSIONS = (".c3d", ".trc")
@@ -63,7 +64,7 @@ class MOCAP_DYNAMICS_OT_import_markers(JobOperator, bpy.types.Operator, ImportHe
     bl_options = {"UNDO", "PRESET"}
 
     filter_glob: StringProperty(default="*.c3d;*.trc", options={"HIDDEN"})
-    directory: StringProperty(subtype="DIR_PATH", options={"SKIP_SAVE", "HIDDEN"})
+    directory: StringProperty(subtype="DIR_PATH", options={"SKIP_SAVE", "HIDDEN"} | PATH_OPTIONS)
     files: CollectionProperty(type=bpy.types.OperatorFileListElement, options={"SKIP_SAVE", "HIDDEN"})
 
     units: EnumProperty(name="Units", description="Length unit of the file's coordinates",
@@ -74,7 +75,7 @@ class MOCAP_DYNAMICS_OT_import_markers(JobOperator, bpy.types.Operator, ImportHe
                                  ("Z", "Z", ""), ("Y", "Y", "")])
     strip_prefix: BoolProperty(name="Strip Label Prefixes", default=True,
                                description="Remove subject prefixes from marker labels (Subject:LFHD -> LFHD)")
-    grf_filepath: StringProperty(name="GRF File", subtype="FILE_PATH",
+    grf_filepath: StringProperty(name="GRF File", subtype="FILE_PATH", options=PATH_OPTIONS,
                                  description="Optional OpenSim .mot with ground reaction forces for this trial "
                                              "(default: NAME_grf.mot next to a NAME.trc, if there is one)")
     timing: EnumProperty(name="Timing", items=[

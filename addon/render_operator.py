@@ -16,6 +16,7 @@ from ..solver.errors import MocapError
 from .jobs import JobOperator, SteppedJob, busy
 from .render import BACKGROUNDS, CAMERAS, VIEWS, RenderOptions, check, render_steps
 from .render_plots import DEFAULT_JOINT, TORQUE_PLOTS
+from .session import PATH_OPTIONS, output_path
 from .steps import active_trial
 
 OUTPUTS = [("STILL", "Still", "A PNG of the current frame, the subject framed at that frame"),
@@ -42,7 +43,7 @@ class MOCAP_DYNAMICS_OT_render_overlay(JobOperator, bpy.types.Operator):
     bl_label = "Render Overlay"
     bl_options = {"UNDO"}
 
-    directory: StringProperty(name="Folder", subtype="DIR_PATH")
+    directory: StringProperty(name="Folder", subtype="DIR_PATH", options=PATH_OPTIONS)
     output: EnumProperty(name="Output", items=OUTPUTS)
     engine: EnumProperty(name="Engine", items=[("WORKBENCH", "Workbench", "Fast, studio light, outlines"),
                                                ("EEVEE", "EEVEE", "A sun, soft shadows and a ground; slower")])
@@ -98,14 +99,14 @@ class MOCAP_DYNAMICS_OT_render_overlay(JobOperator, bpy.types.Operator):
                                 background=self.background,
                                 transparent_body=self.transparent_body)
         try:
-            return render_job(context, bpy.path.abspath(self.directory), options)
+            return render_job(context, output_path(self.directory, '"Folder"'), options)
         except MocapError as error:
             self.report({"ERROR"}, error.one_line())
             return None
 
     def finished(self, context, written):
         shown = written[0].name if len(written) == 1 else f"{len(written)} files"
-        self.report({"INFO"}, f"Rendered {shown} to {self.directory}")
+        self.report({"INFO"}, f"Rendered {shown} to {written[0].parent}")
         return {"FINISHED"}
 
 

@@ -30,6 +30,7 @@ from .retarget_events import contact_channels, mark_events
 from .retarget_mapping import is_solved_rig
 from .retarget_source import CAPTURED, read_source, skeleton_of, source_rig
 from .retarget_visuals import follow_character
+from .session import PATH_OPTIONS
 from .steps import active_trial
 
 ACTION_PROP = "mocap_dynamics_retarget"
@@ -174,7 +175,7 @@ class MOCAP_DYNAMICS_OT_retarget(bpy.types.Operator):
     blend: FloatProperty(name="Blend", default=RetargetOptions().blend_s, min=0.0, soft_max=0.5,
                          unit="TIME_ABSOLUTE")
     visuals: BoolProperty(name="Visuals Follow", default=True)
-    preset: StringProperty(name="Bone Mapping", subtype="FILE_PATH",
+    preset: StringProperty(name="Bone Mapping", subtype="FILE_PATH", options=PATH_OPTIONS,
                            description="A bone-mapping preset (TOML) to use instead of detecting the bones")
     use_table: BoolProperty(name="Use the Sidebar's Bone Table", default=False,
                             description="Use the bone table edited in the sidebar (if made for this character)")

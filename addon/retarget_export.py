@@ -25,6 +25,7 @@ from bpy.props import StringProperty
 
 from ..solver.errors import InputError, MocapError
 from ..solver.io.atomic import atomic_path
+from .session import PATH_OPTIONS, output_path
 
 FORMATS = {".bvh": "io_anim_bvh", ".fbx": "io_scene_fbx", ".glb": "io_scene_gltf2"}
 
@@ -82,7 +83,7 @@ class MOCAP_DYNAMICS_OT_export_animation(bpy.types.Operator):
     bl_idname = "mocap_dynamics.export_animation"
     bl_label = "Export Animation"
 
-    filepath: StringProperty(name="File", subtype="FILE_PATH")
+    filepath: StringProperty(name="File", subtype="FILE_PATH", options=PATH_OPTIONS)
     target: StringProperty(name="Armature", description="The armature object to export (default: the active one)")
 
     def invoke(self, context, event):
@@ -92,7 +93,7 @@ class MOCAP_DYNAMICS_OT_export_animation(bpy.types.Operator):
     def execute(self, context):
         ob = bpy.data.objects.get(self.target) if self.target else context.view_layer.objects.active
         try:
-            path = export_animation(context, ob, bpy.path.abspath(self.filepath))
+            path = export_animation(context, ob, output_path(self.filepath, '"File"', folder=False))
         except MocapError as error:
             self.report({"ERROR"}, error.one_line())
             return {"CANCELLED"}

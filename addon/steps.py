@@ -11,6 +11,7 @@ with what it produced.
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, StringProperty
@@ -25,7 +26,7 @@ from ..solver.zerog import ZeroGravityOptions
 from .jobs import Job, JobOperator, busy
 from .mapping import fill_rows
 from .process import trial_job
-from .session import collection_of, keep_result, last_result, stored_options, trial_inputs
+from .session import PATH_OPTIONS, collection_of, keep_result, last_result, output_path, stored_options, trial_inputs
 from .trial_scene import SceneOptions, trial_metadata
 
 
@@ -103,9 +104,9 @@ class MOCAP_DYNAMICS_OT_build_armature(_Step, bpy.types.Operator):
                           "and trunk following the pelvis's slow motion (their angles are assumed)"),
         ("welded", "Welded", "Riding on their parents at their calibrated postures (the papers' rigid upper "
                              "body)")])
-    static_filepath: StringProperty(name="Static Trial", subtype="FILE_PATH",
+    static_filepath: StringProperty(name="Static Trial", subtype="FILE_PATH", options=PATH_OPTIONS,
                                     description="Optional static trial of the same subject for calibration")
-    markerset_filepath: StringProperty(name="Marker Set", subtype="FILE_PATH",
+    markerset_filepath: StringProperty(name="Marker Set", subtype="FILE_PATH", options=PATH_OPTIONS,
                                        description="Optional marker-set TOML (e.g. saved from Marker Mapping); "
                                                    "empty: the labels are read by meaning")
 
@@ -307,7 +308,7 @@ class MOCAP_DYNAMICS_OT_export_results(_Step, bpy.types.Operator):
     bl_label = "Export Results"
     bl_options = set()  # the scene does not change
 
-    directory: StringProperty(name="Folder", subtype="DIR_PATH")
+    directory: StringProperty(name="Folder", subtype="DIR_PATH", options=PATH_OPTIONS)
     opensim: BoolProperty(name="OpenSim Files", default=False,
                           description="Also write opensim/: the subject's model (.osim), the motion as its "
                                       "coordinates, the external loads and our moments, for OpenSim's tools")
@@ -327,11 +328,11 @@ class MOCAP_DYNAMICS_OT_export_results(_Step, bpy.types.Operator):
             return None
         try:
             source, options = trial_inputs(meta, until=until)
+            folder = output_path(self.directory, '"Folder"')
         except MocapError as error:
             self.report({"ERROR"}, error.one_line())
             return None
-        previous = last_result(collection)
-        folder, uid, opensim = bpy.path.abspath(self.directory), collection.session_uid, self.opensim
+        previous, uid, opensim = last_result(collection), collection.session_uid, self.opensim
 
         def compute(progress):
             result = run(source, options, progress, previous=previous)
@@ -351,7 +352,7 @@ class MOCAP_DYNAMICS_OT_export_results(_Step, bpy.types.Operator):
         written, notes = outcome
         for note in notes:
             self.report({"WARNING"}, note)
-        self.report({"INFO"}, f"Wrote {len(written)} files to {self.directory}")
+        self.report({"INFO"}, f"Wrote {len(written)} files to {Path(written[0]).parent if written else self.directory}")
         return {"FINISHED"}
 
 

@@ -243,3 +243,19 @@ def test_a_project_folder_moved_finds_its_recording_beside_the_blend_file(scene,
     with pytest.raises(RuntimeError, match="recording .*subject4_walking1.trc is not there any more. Put it back, "
                                            "or beside this .blend file"):
         bpy.ops.mocap_dynamics.inverse_dynamics(cutoff=7.0)
+
+
+def test_no_folder_chosen_writes_beside_the_saved_blend_file_or_is_refused(walking, tmp_path):
+    """Export Results or Render without a folder: beside the saved .blend file; with the .blend not saved yet,
+    one line asking for a folder (they wrote into whatever folder Blender was started from)."""
+    assert bpy.ops.mocap_dynamics.reconstruct() == {"FINISHED"}
+    for operator in (bpy.ops.mocap_dynamics.export_results, bpy.ops.mocap_dynamics.render_overlay):
+        with pytest.raises(RuntimeError, match='No "Folder" chosen. Choose a "Folder", or save the .blend file'):
+            operator()
+    with pytest.raises(RuntimeError, match='"Folder" //renders is relative to the .blend file, which is not saved'):
+        bpy.ops.mocap_dynamics.render_overlay(directory="//renders")
+    bpy.ops.wm.save_as_mainfile(filepath=str(tmp_path / "walk.blend"))
+    assert bpy.ops.mocap_dynamics.export_results() == {"FINISHED"}
+    assert bpy.ops.mocap_dynamics.render_overlay() == {"FINISHED"}
+    written = {p.name for p in tmp_path.iterdir()}
+    assert {"subject4_walking1_angles.mot", "subject4_walking1_still_0001.png"} <= written, written
