@@ -17,6 +17,8 @@ from .jobs import running
 from .mapping import MOCAP_DYNAMICS_OT_read_marker_labels, MOCAP_DYNAMICS_OT_save_marker_set
 from .render_operator import MOCAP_DYNAMICS_OT_render_overlay
 from .retarget import ACTION_PROP, MOCAP_DYNAMICS_OT_retarget
+from .retarget_events import read_floor_velocity
+from .retarget_source import trial_rigs
 from ..solver.report import figure, filter_text, joint_moments_figures, shoes_text
 from ..solver.report_schema import (ContactSummary, DynamicsSummary, ModelSummary, ReconstructionSummary,
                                      TrialSummary)
@@ -326,6 +328,10 @@ class MOCAP_DYNAMICS_PT_retarget(_SubStep, bpy.types.Panel):
         row.prop(settings, "foot_lock")
         row.prop(settings, "blend")
         col.prop(settings, "visuals")
+        trial = active_trial(context)[0]
+        rigs = trial_rigs(trial) if trial is not None else []
+        if rigs and read_floor_velocity(rigs[0]).any():  # on a treadmill
+            col.prop(settings, "belt_travel", text="Walk On (the Belt's Travel)")
         target = settings.target
         if target is None:
             layout.label(text="Pick your character's armature.")
@@ -349,6 +355,7 @@ class MOCAP_DYNAMICS_PT_retarget(_SubStep, bpy.types.Panel):
         op = layout.operator(MOCAP_DYNAMICS_OT_retarget.bl_idname, icon="ARMATURE_DATA")
         op.target, op.source, op.use_table = target.name, settings.source, table
         op.foot_lock, op.blend, op.visuals = settings.foot_lock, settings.blend, settings.visuals
+        op.belt_travel = settings.belt_travel
         layout.operator("mocap_dynamics.export_animation", icon="EXPORT").target = target.name
         done = target.get(ACTION_PROP)
         if done:

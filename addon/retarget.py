@@ -175,6 +175,8 @@ class MOCAP_DYNAMICS_OT_retarget(bpy.types.Operator):
     blend: FloatProperty(name="Blend", default=RetargetOptions().blend_s, min=0.0, soft_max=0.5,
                          unit="TIME_ABSOLUTE")
     visuals: BoolProperty(name="Visuals Follow", default=True)
+    belt_travel: BoolProperty(name="Walk On", default=False,
+                              description="On a treadmill, walk on over still ground as far as the belt travelled")
     preset: StringProperty(name="Bone Mapping", subtype="FILE_PATH", options=PATH_OPTIONS,
                            description="A bone-mapping preset (TOML) to use instead of detecting the bones")
     use_table: BoolProperty(name="Use the Sidebar's Bone Table", default=False,
@@ -195,7 +197,8 @@ class MOCAP_DYNAMICS_OT_retarget(bpy.types.Operator):
             with all_or_nothing():
                 result = retarget_character(context, trial, target, self.source or CAPTURED,
                                             character_mapping(target, table, self.preset),
-                                            RetargetOptions(self.foot_lock, self.blend), self.visuals)
+                                            RetargetOptions(self.foot_lock, self.blend,
+                                                                belt_travel=self.belt_travel), self.visuals)
         except MocapError as error:
             self.report({"ERROR"}, error.one_line())
             return {"CANCELLED"}

@@ -73,6 +73,9 @@ class MocapDynamicsRetargetSettings(bpy.types.PropertyGroup):
                          description="Seconds over which a foot blends to and from where it is planted")
     visuals: BoolProperty(name="Visuals Follow", default=True,
                           description="Copies of the force arrows and torque disks that follow the character")
+    belt_travel: BoolProperty(name="Walk On", default=False,
+                              description="On a treadmill, the character walks on over still ground as far as the "
+                                          "belt carried the subject back (root motion); off, it walks in place")
     mapping: CollectionProperty(type=MocapDynamicsBoneMapping)
     mapping_index: IntProperty()
     mapping_target: StringProperty(description="The character the bone table was made for")

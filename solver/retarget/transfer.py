@@ -27,7 +27,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -59,11 +59,23 @@ class SourceMotion:
 @dataclass(frozen=True)
 class RetargetOptions:
     """``foot_lock``: pin the feet during stances; ``blend_s`` [s]: how long a foot blends to and from its pin;
-    ``scaled_feet``: the legs reach where the subject's feet are, scaled (else they copy its joint rotations)."""
+    ``scaled_feet``: the legs reach where the subject's feet are, scaled (else they copy its joint rotations);
+    ``belt_travel``: on a treadmill, the character walks on over still ground as far as the belt carried the
+    subject back (the belt's travel as root motion; else it walks in place on the belt, as the subject did)."""
 
     foot_lock: bool = True
     blend_s: float = 0.1
     scaled_feet: bool = True
+    belt_travel: bool = False
+
+
+def over_ground(source: SourceMotion) -> SourceMotion:
+    """``source`` on a treadmill as if walked over still ground: every pose moved forward by the belt's travel
+    since the first frame, the floor still."""
+    travel = np.arange(len(source.pose))[:, None, None] / source.rate * np.asarray(source.floor_velocity, float)
+    pose = source.pose.copy()
+    pose[:, :, :3, 3] -= travel
+    return replace(source, pose=pose, floor_velocity=np.zeros(3))
 
 
 @dataclass(frozen=True)
@@ -167,6 +179,8 @@ def retarget(source: SourceMotion, target: Skeleton, mapping: Mapping,
              options: RetargetOptions = RetargetOptions()) -> Retargeted:
     """The source motion on the character ``target`` whose bones ``mapping`` names (see the module docstring)."""
     mapping.check()
+    if options.belt_travel:
+        source = over_ground(source)
     target = target.subset(_needed(target, mapping))
     groups = {role: [target.index(b) for b in bones] for role, bones in mapping.groups().items()}
     src = source.skeleton

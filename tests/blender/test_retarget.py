@@ -277,7 +277,8 @@ def test_generated_rig_keys_give_the_retargeted_pose_under_the_whole_rig(walk, p
 def test_a_treadmill_walk_keeps_its_feet_on_the_belt(scene, shared_data, tmp_path):
     """subject4_walking1 moved as on a 1.3 m/s treadmill: the contact step stores the belt's velocity on the
     solved rig, and the retarget plants the character's feet on the belt (they travel with it, scaled, instead
-    of being pinned in the lab while the subject walks in place)."""
+    of being pinned in the lab while the subject walks in place). "Walk On" turns the belt's travel into root
+    motion: the feet stay put on still ground and the character walks forward."""
     from tests.unit.test_contact_ground import on_a_treadmill
     moved, belt = on_a_treadmill(shared_data / "subject4_walking1.trc", tmp_path, 1.3)
     character = mixamo_character()
@@ -301,3 +302,14 @@ def test_a_treadmill_walk_keeps_its_feet_on_the_belt(scene, shared_data, tmp_pat
             grounded = ball[:, 2] < tails[:, f, 2].min() + 0.02
             on_belt = ball[grounded, :2] - np.arange(end - start)[grounded, None] * step[:2]
             assert np.linalg.norm(on_belt - on_belt[0], axis=1).max() <= 0.01, "the ball travels with the belt"
+    assert bpy.ops.mocap_dynamics.retarget(target=character.name, belt_travel=True) == {"FINISHED"}
+    _, tails = evaluate(character, ("mixamorig:LeftFoot", "mixamorig:RightFoot"), frames)
+    for f in (0, 1):
+        for start, end in _runs(stance[:, f]):
+            ball = tails[start:end, f]
+            grounded = ball[:, 2] < tails[:, f, 2].min() + 0.02
+            still = ball[grounded, :2]
+            assert np.linalg.norm(still - still[0], axis=1).max() <= 0.01, "walking on: the ball stays put"
+    hips, _ = evaluate(character, ("mixamorig:Hips",), frames[[0, -1]])
+    travelled = (hips[-1, 0] - hips[0, 0])[:2] @ (-belt[:2] / np.linalg.norm(belt[:2]))
+    assert travelled > 0.8 * summary["leg_length_ratio"] * np.linalg.norm(belt) * len(frames) / scene.render.fps

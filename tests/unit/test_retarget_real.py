@@ -119,7 +119,8 @@ def test_planted_feet_and_hips_that_follow_the_subject(source, walk):
 def test_on_a_treadmill_the_feet_stay_on_the_belt(source, walk):
     """The walk as on a 1.3 m/s treadmill (every position moved back with the belt, which the contact estimate
     reports: ``Contact.ground_velocity``): the pins travel with the belt, so the character is the overground
-    one moved by the belt, bone for bone; pinned in the lab instead, the feet would be dragged off their path."""
+    one moved by the belt, bone for bone; pinned in the lab instead, the feet would be dragged off their path.
+    With the belt's travel as root motion (``belt_travel``) it is the overground one."""
     character = mixamo_skeleton("A")
     mapping = detect_mapping(character.names, character.parents)
     ground = retarget(source, character, mapping)
@@ -127,13 +128,16 @@ def test_on_a_treadmill_the_feet_stay_on_the_belt(source, walk):
     times = np.arange(len(source.pose)) / source.rate
     pose = source.pose.copy()
     pose[:, :, :3, 3] += times[:, None, None] * belt
-    treadmill = retarget(source.__class__(source.skeleton, pose, source.rate, source.stance, belt), character,
-                         mapping)
+    on_belt = source.__class__(source.skeleton, pose, source.rate, source.stance, belt)
+    treadmill = retarget(on_belt, character, mapping)
     moved = _world(ground)[1] + ground.scale * times[:, None, None] * belt
     np.testing.assert_allclose(_world(treadmill)[1], moved, atol=1e-6)
     assert treadmill.max_slide < 1e-6, "the pivots stay where they were planted on the belt"
     in_the_lab = retarget(source.__class__(source.skeleton, pose, source.rate, source.stance), character, mapping)
     assert np.abs(_world(in_the_lab)[1] - moved).max() > 0.1
+    walking_on = retarget(on_belt, character, mapping, RetargetOptions(belt_travel=True))
+    np.testing.assert_allclose(_world(walking_on)[1], _world(ground)[1], atol=1e-6,
+                               err_msg="the belt's travel as root motion: the overground walk, bone for bone")
 
 
 def test_an_arm_that_hangs_moves_the_characters_whole_arm(shared_data):
