@@ -18,7 +18,7 @@ from ..solver.pipeline import PipelineOptions, run
 from .first_use import warm_up
 from .jobs import Job, JobOperator, busy
 from .process import build_scene
-from .session import PATH_OPTIONS
+from .paths import PATH_OPTIONS
 from .trial_scene import SceneOptions
 
 EXTENSIONS = (".c3d", ".trc")

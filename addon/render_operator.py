@@ -16,7 +16,7 @@ from ..solver.errors import MocapError
 from .jobs import JobOperator, SteppedJob, busy
 from .render import BACKGROUNDS, CAMERAS, VIEWS, RenderOptions, check, render_steps
 from .render_plots import DEFAULT_JOINT, TORQUE_PLOTS
-from .session import PATH_OPTIONS, output_path
+from .paths import PATH_OPTIONS, output_path
 from .steps import active_trial
 
 OUTPUTS = [("STILL", "Still", "A PNG of the current frame, the subject framed at that frame"),

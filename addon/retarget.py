@@ -30,7 +30,7 @@ from .retarget_events import contact_channels, mark_events
 from .retarget_mapping import is_solved_rig
 from .retarget_source import CAPTURED, read_source, skeleton_of, source_rig
 from .retarget_visuals import follow_character
-from .session import PATH_OPTIONS
+from .paths import PATH_OPTIONS
 from .steps import active_trial
 
 ACTION_PROP = "mocap_dynamics_retarget"

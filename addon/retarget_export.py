@@ -25,7 +25,7 @@ from bpy.props import StringProperty
 
 from ..solver.errors import InputError, MocapError
 from ..solver.io.atomic import atomic_path
-from .session import PATH_OPTIONS, output_path
+from .paths import PATH_OPTIONS, output_path
 
 FORMATS = {".bvh": "io_anim_bvh", ".fbx": "io_scene_fbx", ".glb": "io_scene_gltf2"}
 

@@ -12,7 +12,7 @@ they are gone from where they were (``located``).
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path, PureWindowsPath
+from pathlib import Path
 
 import bpy
 from bpy.app.handlers import persistent
@@ -20,9 +20,7 @@ from bpy.app.handlers import persistent
 from ..solver.errors import InputError
 from ..solver.options import PATHS, options_from_dict
 from ..solver.pipeline import PipelineOptions, PipelineResult
-
-#: The options of a path property: "//" (relative to the .blend) allowed, as Blender 4.5+ wants it said.
-PATH_OPTIONS = {"PATH_SUPPORTS_BLEND_RELATIVE"} if bpy.app.version >= (4, 5, 0) else set()
+from .paths import located
 
 #: The last result of each trial collection, by ``session_uid`` (stable across renames and undo).
 _RESULTS: dict[int, PipelineResult] = {}
@@ -32,15 +30,6 @@ def stored_options(meta: dict, **changes) -> PipelineOptions:
     """The pipeline options a trial was last processed with (as stored on its collection), with ``changes``
     (``PipelineOptions`` fields)."""
     return replace(options_from_dict(meta.get("options", {})), **changes)
-
-
-def located(path: str | None) -> str | None:
-    """``path``, or the file of that name beside the saved .blend when nothing is at ``path`` any more (the
-    project's folder moved, or opened on another machine); None and "auto" stay as they are."""
-    if path in (None, "auto") or Path(path).exists() or not bpy.data.filepath:
-        return path
-    beside = Path(bpy.data.filepath).parent / PureWindowsPath(path).name  # either separator
-    return str(beside) if beside.is_file() else path
 
 
 def trial_inputs(meta: dict, **changes) -> tuple[str, PipelineOptions]:
@@ -53,21 +42,6 @@ def trial_inputs(meta: dict, **changes) -> tuple[str, PipelineOptions]:
         raise InputError(f"The trial's recording {source} is not there any more",
                          "put it back, or beside this .blend file, and run the step again")
     return source, options
-
-
-def output_path(path: str, field: str, folder: bool = True) -> str:
-    """An operator's output ``path`` (a folder, or a file with ``folder`` False) made absolute, "//" relative
-    to the saved .blend and an empty folder its folder; ``InputError`` naming ``field`` where the .blend is
-    not saved, so nothing is written into whatever folder Blender was started from."""
-    if path and not path.startswith("//"):
-        return bpy.path.abspath(path)
-    if not path and not folder:
-        raise InputError(f"No {field} chosen", f"choose a {field} to write")
-    if not bpy.data.filepath:
-        raise InputError(f"No {field} chosen" if not path else
-                         f"{field} {path} is relative to the .blend file, which is not saved yet",
-                         f"choose a {field}, or save the .blend file to write beside it")
-    return bpy.path.abspath(path or "//")
 
 
 def last_result(collection: bpy.types.Collection | None) -> PipelineResult | None:

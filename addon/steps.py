@@ -26,7 +26,8 @@ from ..solver.zerog import ZeroGravityOptions
 from .jobs import Job, JobOperator, busy
 from .mapping import fill_rows
 from .process import trial_job
-from .session import PATH_OPTIONS, collection_of, keep_result, last_result, output_path, stored_options, trial_inputs
+from .paths import PATH_OPTIONS, output_path
+from .session import collection_of, keep_result, last_result, stored_options, trial_inputs
 from .trial_scene import SceneOptions, trial_metadata
 
 
