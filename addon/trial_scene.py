@@ -186,6 +186,6 @@ def _add_zero_gravity(context: bpy.types.Context, result: PipelineResult, collec
         if result.motion is not None:
             place = result.motion.q[0, :3] - zerog.motion.q[0, :3]
     frames = _frames_at(meta, times)
-    context.scene.frame_end = max(context.scene.frame_end, int(np.ceil(frames[-1])))
+    context.scene.frame_end = max(context.scene.frame_end, int(np.ceil(frames[-1] - 1e-6)))  # 324.00000000000006
     key_zero_gravity(context, zerog, collection, rig, frames, f"zero gravity {kind.replace('_', ' ')}", beside,
                      place)

@@ -85,3 +85,13 @@ def test_run_all_steps_from_an_imported_trial(scene, shared_data):
     assert {"model", "reconstruction", "dynamics", "contact", "zero_gravity"} <= set(meta)
     assert meta["contact"]["plates"], "the trial's plates (found next to the TRC) judge the estimate"
     assert set(_rigs(trial)) == {f"{trial.name} rig", f"{trial.name} zero gravity captured rig"}
+
+
+def test_the_captured_twin_keeps_the_scene_to_the_trials_frames(scene, shared_data):
+    """The sprint at 250 Hz: its last sample's frame computes as 324.00000000000006, which lengthened the scene
+    by a frame past the trial when the zero-gravity twin was keyed."""
+    assert bpy.ops.mocap_dynamics.import_markers(
+        filepath=str(shared_data / "sprint_forceplates_JA1Gait35.c3d")) == {"FINISHED"}
+    assert (scene.frame_start, scene.frame_end) == (1, 324)
+    assert bpy.ops.mocap_dynamics.zero_gravity() == {"FINISHED"}
+    assert (scene.frame_start, scene.frame_end) == (1, 324)
