@@ -20,8 +20,10 @@ def marker_objects(collection) -> dict[str, bpy.types.Object]:
 
 
 def fcurves(ob):
-    """The F-curves of an object's action (slotted actions: Blender 4.4 and later)."""
+    """The F-curves of an object's action (its slot's on Blender 4.4 and later)."""
     anim = ob.animation_data
+    if not hasattr(anim.action, "layers"):  # Blender 4.2's legacy actions
+        return anim.action.fcurves
     return anim.action.layers[0].strips[0].channelbag(anim.action_slot).fcurves
 
 
