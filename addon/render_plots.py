@@ -88,12 +88,12 @@ def _joint_label(joint: str) -> str:
     return f"{side}{(joint[:-2] if side else joint).replace('_', ' ')}".capitalize()
 
 
-def _sagittal(segment: str) -> tuple[str, str] | None:
-    """The joint moving ``segment`` and its first (sagittal) angle, as the angle table names them:
-    ``shank_r`` -> ``("knee_r", "flexion")``; None for a segment the table does not name."""
+def _sagittal(segment: str) -> tuple[str, str]:
+    """The joint moving ``segment`` and its first (sagittal) angle, as the angle table names them (it names
+    every jointed segment): ``shank_r`` -> ``("knee_r", "flexion")``."""
     side = segment[-2:] if segment[-2:] in ("_l", "_r") else ""
-    convention = CONVENTIONS.get(segment[:len(segment) - len(side)])
-    return (convention[0] + side, convention[1][0]) if convention else None
+    joint, angles = CONVENTIONS[segment[:len(segment) - len(side)]][:2]
+    return joint + side, angles[0]
 
 
 def plot_data(collection: bpy.types.Collection, rig: bpy.types.Object | None, joint: str, plates: bool,
@@ -119,12 +119,12 @@ def plot_data(collection: bpy.types.Collection, rig: bpy.types.Object | None, jo
     name = next((j for j, s in JOINT_SEGMENT.items() if s == segment), segment)
     torque, alone, title, unit = None, None, f"{_joint_label(name)} torque", "N·m"
     if disk is not None and torque_plot == "moment":
-        sagittal = _sagittal(segment)
-        prop = f"{sagittal[0]}_{sagittal[1]}_moment" if sagittal else f"{name} moment"
+        moved, component = _sagittal(segment)
+        prop = f"{moved}_{component}_moment"
         if prop not in rig:
             raise InputError(f"The rig has no curve {prop!r} to plot",
                              "run Dynamics again, or plot the torque's magnitude")
-        title = f"{_joint_label(name)} {sagittal[1]} moment"
+        title = f"{_joint_label(name)} {component} moment"
         unit = "N·m/kg" if str(rig.get("dynamics units", "")).startswith("N/kg") else "N·m"
         torque = len(sources)
         sources += [(rig, prop), (disk, POWER_PROP)]

@@ -136,8 +136,9 @@ def retarget_character(context: bpy.types.Context, trial: bpy.types.Collection, 
         raise SolverError(f"Bone(s) {', '.join(clashing)} of {target.name!r} follow constraints or drivers, so "
                           "keys would not move them", "map the rig's control bones instead")
     result = retarget(motion, skeleton_of(target), mapping, options)
-    label = "captured" if source == CAPTURED else action.name.removeprefix(f"{trial_name(trial)} ")
-    name = f"{target.name} {trial_name(trial)} {label}"
+    trial_named = trial_name(trial)
+    label = "captured" if source == CAPTURED else action.name.removeprefix(f"{trial_named} ")
+    name = f"{target.name} {trial_named} {label}"
     previous = target.animation_data.action.name if target.animation_data and target.animation_data.action else ""
     _start_action(target, name)
     try:
@@ -153,7 +154,7 @@ def retarget_character(context: bpy.types.Context, trial: bpy.types.Collection, 
         _, heads = motion.skeleton.to_world(motion.pose)
         followed = follow_character(context, trial, source, action, target, result, frames, heads,
                                     motion.skeleton.names)
-    target[ACTION_PROP] = {"trial": trial_name(trial), "motion": label, "action": name, "family": mapping.family,
+    target[ACTION_PROP] = {"trial": trial_named, "motion": label, "action": name, "family": mapping.family,
                            "frames": len(frames), "leg_length_ratio": result.scale,
                            "stances": len(result.slides), "max_contact_slide_m": result.max_slide,
                            "max_hip_drop_m": float(result.hip_drop.max()), "visuals": followed,

@@ -60,8 +60,9 @@ def _second_rig(context: bpy.types.Context, collection: bpy.types.Collection, ri
 
 
 def _captured_visuals(trial_collection: bpy.types.Collection, shown: bool) -> None:
+    prefixes = tuple(f"{trial_name(trial_collection)} {kind}" for kind in CAPTURED_VISUALS)
     for child in trial_collection.children:
-        if any(child.name.startswith(f"{trial_name(trial_collection)} {kind}") for kind in CAPTURED_VISUALS):
+        if child.name.startswith(prefixes):
             child.hide_viewport = child.hide_render = not shown
 
 
