@@ -82,8 +82,10 @@ PIPELINE_FLAGS = {
     "body model": (
         ("--model", "template", {"choices": sorted(TEMPLATES), "help": f"body model template (default: "
                                                                        f"{_DEFAULT.template})"}, False),
-        ("--mass", "mass", {"type": float, "help": "subject mass in kg (default: from quiet standing on force "
-                                                   "plates, else an assumed 70 kg that the report flags)"}, False),
+        ("--mass", "mass", {"type": float, "help": "subject mass in kg (default: the static trial's quiet "
+                                                   "standing on force plates, else the trial's own plates while they "
+                                                   "carry the whole body, else an assumed 70 kg that the report "
+                                                   "flags)"}, False),
         ("--static", "static", {"metavar": "FILE", "help": "static trial of the same subject for calibration "
                                                            "(.c3d or .trc)"}, True),
         ("--markerset", "markerset", {"metavar": "FILE.toml", "help": "TOML mapping of markers to segments, for "

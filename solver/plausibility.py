@@ -51,7 +51,7 @@ def check_mass_range(mass: float) -> None:
     if not low <= mass <= high:
         raise ModelError(f"{option('mass', mass)} kg is no human body mass ({low:g} to {high:g} kg)",
                          f"give the subject's mass in kg, or leave out {option('mass', hint='kg')} to take it "
-                         "from quiet standing on force plates")
+                         "from the force plates")
 
 
 def body_scale(model: BodyModel) -> tuple[float, float] | None:

@@ -141,7 +141,7 @@ def test_messages_name_the_flags(sample, tmp_path, shared_data):
     done = solver(sample["trc"], "--out", tmp_path / "mass", "--mass", "1e6")
     assert done.returncode == 2
     assert one_line(done) == ("error: --mass 1000000.0 kg is no human body mass (2 to 500 kg). Give the subject's "
-                              "mass in kg, or leave out --mass KG to take it from quiet standing on force plates.")
+                              "mass in kg, or leave out --mass KG to take it from the force plates.")
     assert files(tmp_path) == set()
 
 
