@@ -128,9 +128,9 @@ PIPELINE_FLAGS = {
                                                              f"{_DEFAULT.tolerance:g})"}, False),
         ("--cutoff", "cutoff", {"type": _cutoff, "metavar": "{auto,winter,none,HZ}", "help": "zero-lag "
                                 "Butterworth cutoff before differentiating: auto (default: Winter's residual "
-                                "analysis per trial where the body lands, elsewhere at most 8 Hz or more for a "
-                                "runner's short contacts), winter (Winter's throughout), none (the paper's raw "
-                                "differences) or a frequency in Hz"},
+                                "analysis per trial where the body lands, 6 Hz for 0.4 s after a hard landing, "
+                                "elsewhere at most 8 Hz or more for a runner's short contacts), winter (Winter's "
+                                "throughout), none (the paper's raw differences) or a frequency in Hz"},
          False),
         ("--derivatives", "derivatives", {"choices": list(SCHEMES), "help": "finite differences: central (default) "
                                           "or forward (the paper's, consistent with Euler integration)"}, False),
