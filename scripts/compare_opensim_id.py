@@ -11,7 +11,9 @@ the moment about the plates' centre of pressure that each model's motion needs a
 (``unbalanced_moment``: ours and OpenSim's, from the same markers and plates); ``--out`` keeps every file.
 
 For each trial ``NAME.trc`` the folder must hold ``NAME_opensim_ik.mot`` (OpenSim IK coordinates),
-``NAME_grf.mot`` (the plates) and ``SUBJECT_opensim_model.osim`` (``SUBJECT`` a prefix of ``NAME``); a
+``NAME_grf.mot`` (the plates) and ``SUBJECT_opensim_model.osim`` (``SUBJECT`` a prefix of ``NAME``), as
+``../shared/data`` names them; your own trial's files, named otherwise, are given with ``--reference-model``,
+``--reference-ik`` and ``--reference-grf`` (one trial; the plates serve both sides). A
 ``SUBJECT_static1.trc`` there is our static trial unless ``--static`` says otherwise. Any pipeline flag
 (``--cutoff``, ``--contact-forces``, ``--mass``, ...) sets our run; the defaults are the pipeline's.
 
@@ -66,16 +68,30 @@ FEET = ("calcn_l", "calcn_r")
 BODIES = FEET + ("toes_l", "toes_r", "pelvis")
 
 
-def reference_files(trial: Path) -> tuple[Path, Path, Path]:
-    """The OpenSim model, IK coordinates and GRF of ``trial`` (module docstring); SolverError if one is missing."""
+class ReferenceFiles(NamedTuple):
+    """The reference's files given by the user (``--reference-model``, ``--reference-ik``, ``--reference-grf``),
+    None where they are found by name beside the trial."""
+
+    model: Path | None = None
+    ik: Path | None = None
+    grf: Path | None = None
+
+
+def reference_files(trial: Path, given: ReferenceFiles = ReferenceFiles()) -> tuple[Path, Path, Path]:
+    """The OpenSim model, IK coordinates and GRF of ``trial``: those ``given``, else found by name beside it
+    (module docstring); InputError naming what is missing."""
     from mocap_dynamics.solver.errors import InputError
     models = sorted(p for p in trial.parent.glob("*_opensim_model.osim")
                     if trial.stem.startswith(p.name.removesuffix("_opensim_model.osim")))
-    ik, grf = trial.with_name(f"{trial.stem}_opensim_ik.mot"), trial.with_name(f"{trial.stem}_grf.mot")
-    if not models or not ik.is_file() or not grf.is_file():
-        raise InputError(f"{trial.name}: no OpenSim reference beside it (SUBJECT_opensim_model.osim, "
-                         f"{ik.name}, {grf.name})", "choose a trial of ../shared/data that has them")
-    return models[-1], ik, grf
+    found = ReferenceFiles(models[-1] if models else trial.with_name("SUBJECT_opensim_model.osim"),
+                           trial.with_name(f"{trial.stem}_opensim_ik.mot"), trial.with_name(f"{trial.stem}_grf.mot"))
+    files = ReferenceFiles(*(g or f for g, f in zip(given, found)))
+    for flag, path, own in zip(("--reference-model", "--reference-ik", "--reference-grf"), files, given):
+        if not path.is_file():
+            raise InputError(f"{trial.name}: no OpenSim reference {path.name} "
+                             f"{'at ' + str(path.parent) if own else 'beside it'}",
+                             f"give its file with {flag} FILE" if not own else "check the path")
+    return files
 
 
 def body_origins(model_file: Path, ik_file: Path, bodies: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
@@ -152,15 +168,16 @@ class Reference(NamedTuple):
     pelvis: tuple[np.ndarray, np.ndarray]
 
 
-def opensim_reference(trial: Path, cutoff: float, folder: Path, filter_plates: bool = False) -> Reference:
-    """OpenSim's inverse dynamics of ``trial`` (module docstring); ``filter_plates``: the plates low-passed at
-    ``cutoff`` too (``filtered_loads``)."""
+def opensim_reference(trial: Path, cutoff: float, folder: Path, filter_plates: bool = False,
+                      given: ReferenceFiles = ReferenceFiles()) -> Reference:
+    """OpenSim's inverse dynamics of ``trial`` with its ``reference_files`` (module docstring); ``filter_plates``:
+    the plates low-passed at ``cutoff`` too (``filtered_loads``)."""
     import opensim as osim
     from mocap_dynamics.solver.io import read_grf_mot, read_table, write_table
     from mocap_dynamics.solver.io.atomic import write_text
     from mocap_dynamics.solver.opensim.loads import external_loads_xml, loads_table
     osim.Logger.removeFileSink()  # no opensim.log in the working folder
-    model_file, ik_file, grf_file = reference_files(trial)
+    model_file, ik_file, grf_file = reference_files(trial, given)
     ik_times, origins = body_origins(model_file, ik_file, BODIES)
     centres = (origins[:, :2] + origins[:, 2:4]) / 2
     plates = read_grf_mot(grf_file)
@@ -314,10 +331,11 @@ def print_table(name: str, rows: list[dict], settings: str, balanced: dict | Non
 
 
 def compare_trial(trial: Path, options, cutoff: float, folder: Path, write: bool = False,
-                  filter_plates: bool = False) -> tuple[list[dict], dict]:
-    """Run our pipeline and OpenSim's reference on ``trial`` (OpenSim's files into ``folder``, and ours, tables
-    and OpenSim files, into ``folder/ours`` when ``write``); the comparison rows (``compare``) and the
-    moments both motions leave unbalanced (``balance``)."""
+                  filter_plates: bool = False, given: ReferenceFiles = ReferenceFiles()) -> tuple[list[dict], dict]:
+    """Run our pipeline and OpenSim's reference on ``trial`` with the reference's files ``given`` (a GRF given
+    is our run's too); OpenSim's files go into ``folder``, ours (tables and OpenSim files) into ``folder/ours``
+    when ``write``. The comparison rows (``compare``) and the moments both motions leave unbalanced
+    (``balance``)."""
     from mocap_dynamics.solver.pipeline import run
     from mocap_dynamics.solver.results import write_results
     static = next(iter(p for p in trial.parent.glob("*_static1.trc") if trial.stem.startswith(
@@ -325,7 +343,9 @@ def compare_trial(trial: Path, options, cutoff: float, folder: Path, write: bool
     if options.static is None and static is not None and static != trial:
         options = replace(options, static=str(static))
     folder.mkdir(parents=True, exist_ok=True)
-    reference = opensim_reference(trial, cutoff, folder, filter_plates)
+    if given.grf is not None:
+        options = replace(options, grf=str(given.grf))
+    reference = opensim_reference(trial, cutoff, folder, filter_plates, given)
     result = run(trial, replace(options, until="contact"))
     if write:
         write_results(result, folder / "ours", opensim=True)
@@ -344,8 +364,20 @@ def main(argv=None) -> int:
     parser.add_argument("--out", metavar="DIR", help="keep OpenSim's files, ours (tables and OpenSim files, in "
                                                      "TRIAL/ours) and a comparison.json here")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON too")
+    parser.add_argument("--reference-model", type=Path, metavar="FILE.osim",
+                        help="the subject's OpenSim model (default: SUBJECT_opensim_model.osim beside the trial)")
+    parser.add_argument("--reference-ik", type=Path, metavar="FILE.mot",
+                        help="its IK coordinates of the trial (default: NAME_opensim_ik.mot beside it)")
+    parser.add_argument("--reference-grf", type=Path, metavar="FILE.mot",
+                        help="the trial's plates, for both sides (default: NAME_grf.mot beside it)")
     add_pipeline_arguments(parser, per_trial=False)
     args = parser.parse_args(argv)
+
+    given = ReferenceFiles(*(p and p.resolve() for p in (args.reference_model, args.reference_ik,
+                                                         args.reference_grf)))
+    if any(given) and len(args.trials) > 1:
+        parser.error("--reference-model, --reference-ik and --reference-grf are one trial's files: give one trial "
+                     "with them")
 
     def work():
         import opensim
@@ -358,7 +390,7 @@ def main(argv=None) -> int:
         everything = {}
         for trial in (Path(t).resolve() for t in args.trials):
             rows, balanced = compare_trial(trial, options, args.opensim_cutoff, root / trial.stem,
-                                           write=bool(args.out), filter_plates=args.filter_plates)
+                                           write=bool(args.out), filter_plates=args.filter_plates, given=given)
             print_table(trial.stem, rows, settings, balanced)
             everything[trial.stem] = {"moments": rows, "unbalanced_moment": balanced}
         if args.out:
