@@ -5,7 +5,10 @@
                      [--timeout S] [pipeline flags]
 
 A SOURCE is a folder (its .c3d and .trc files; ``--recursive``: also those in subfolders), a recording, or
-a text file listing recordings, one per line (``#`` comments; relative paths from the list's folder).
+a text file listing recordings, one per line (``#`` comments; relative paths from the list's folder), each
+optionally followed by pipeline flags of its own, which override the batch's for that trial: a subject's
+static trial and mass, a recording's plates (``s1/walk.trc --static s1/static.trc --mass 63.5``; quote
+paths with spaces, as in a shell).
 
 Each trial runs as a process of its own: ``python -m solver`` (report.json, report.txt, tables and plots;
 ``solver.cli``) or, with ``--blend``, ``scripts/process_trial.py`` (the same and a .blend). A trial that
@@ -39,6 +42,8 @@ import csv
 import io
 import json
 import os
+import re
+import shlex
 import subprocess
 import sys
 import threading
@@ -52,9 +57,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .cli import EXIT_BAD_INPUT, EXIT_OK, OneLineParser, add_pipeline_arguments, guarded, pipeline_argv, \
-    pipeline_options
-from .errors import InputError, SolverError
+from .cli import EXIT_BAD_INPUT, EXIT_OK, OneLineParser, add_pipeline_arguments, guarded, parse_pipeline_flags, \
+    pipeline_argv, pipeline_options
+from .errors import InputError, MocapError, SolverError
 from .io.atomic import make_folder, writable_folder, write_text
 from .plots import plot_root_force_distribution
 from .report_schema import Report
@@ -77,42 +82,95 @@ COLUMNS = ("trial", "status", "message", "input", "frames", "mass_kg", "mass_sou
 
 
 @dataclass(frozen=True)
+class Listed:
+    """A recording found for the batch, with the pipeline flags of its line in a list of trials (paths made
+    absolute) and where that line is ("trials.txt line 3"), for messages."""
+
+    path: Path
+    flags: tuple[str, ...] = ()
+    where: str = ""
+
+
+@dataclass(frozen=True)
 class Trial:
-    """One recording of the batch and the folder its outputs go to."""
+    """One recording of the batch, its own pipeline flags and the folder its outputs go to."""
 
     path: Path
     name: str
     folder: Path
+    flags: tuple[str, ...] = ()
 
 
-def find_trials(sources: list[str | Path], recursive: bool = False) -> list[Path]:
-    """The recordings (absolute paths, each once, in order) named by folders, files and lists of files."""
+def find_trials(sources: list[str | Path], recursive: bool = False) -> list[Listed]:
+    """The recordings (absolute paths, each once with its flags, in order) named by folders, files and lists of
+    files (module docstring)."""
     found = []
     for source in map(Path, sources):
         if source.is_dir():
             files = source.rglob("*") if recursive else source.iterdir()
-            found += sorted(p for p in files if p.is_file() and p.suffix.lower() in SUFFIXES)
+            found += [Listed(p) for p in sorted(p for p in files if p.is_file() and p.suffix.lower() in SUFFIXES)]
         elif source.suffix.lower() in SUFFIXES:
-            found.append(source)  # even if missing: reported as that trial's failure
+            found.append(Listed(source))  # even if missing: reported as that trial's failure
         elif source.is_file():
-            found += [source.parent / line for line in _list_lines(source)]
+            found += _listed(source)
         else:
             raise InputError(f"{source} is neither a folder, a .c3d or .trc recording, nor a list of recordings",
                              "give folders, recordings, or text files with one recording per line")
-    trials = list(dict.fromkeys(p.resolve() for p in found))
+    trials = list({(t.path.resolve(), t.flags): Listed(t.path.resolve(), t.flags, t.where) for t in found}.values())
     if not trials:
         raise InputError(f"No .c3d or .trc recordings in {', '.join(map(str, sources))}",
                          "check the paths" + ("" if recursive else ", or add --recursive to look into subfolders"))
     return trials
 
 
-def _list_lines(path: Path) -> list[str]:
+def _listed(path: Path) -> list[Listed]:
+    """The recordings of a list of trials, each line's flags parsed (paths from the list's folder)."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as error:
         raise InputError(f"Cannot read the list of trials {path} ({error})", "give a UTF-8 text file with one "
                                                                             "recording per line") from None
-    return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    listed = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        where = f"{path.name} line {number}"
+        try:
+            recording, flags = _recording_and_flags(line)
+            if not recording or recording.startswith("--"):
+                raise InputError("no recording before its flags", "start the line with the recording's path")
+            argv = pipeline_argv(parse_pipeline_flags(flags), path.parent)
+        except MocapError as error:
+            raise InputError(f"{where}: {error.what}", error.fix) from None
+        listed.append(Listed(path.parent / recording, tuple(argv), where))
+    return listed
+
+
+def _recording_and_flags(line: str) -> tuple[str, list[str]]:
+    """A list line's recording (all before the first `` --``: a path may hold spaces) and its flags (split as a
+    shell would, ``#`` starting a comment; backslashes kept on Windows), each without quotes around it."""
+    flags = re.search(r"\s--", line)
+    start = flags.start() if flags else len(line)
+    try:
+        words = shlex.split(line[start:], comments=True, posix=os.name != "nt")
+    except ValueError as error:  # an unclosed quote
+        raise InputError(str(error), 'close the quotes around a path, as in --static "my static.trc"') from None
+    return _unquoted(line[:start].strip()), [_unquoted(word) for word in words]
+
+
+def _unquoted(word: str) -> str:
+    return word[1:-1] if len(word) > 1 and word[0] == word[-1] and word[0] in "\"'" else word
+
+
+def check_flags(listed: list[Listed], argv: list[str]) -> None:
+    """Each listed trial's flags after the batch's ``argv`` make valid pipeline options (``InputError`` naming the
+    line otherwise), before any trial starts."""
+    for trial in listed:
+        if trial.flags:
+            try:
+                pipeline_options(parse_pipeline_flags([*argv, *trial.flags]))
+            except MocapError as error:
+                raise InputError(f"{trial.where}: {error.what}", error.fix) from None
 
 
 def trial_names(paths: list[Path]) -> list[str]:
@@ -217,21 +275,23 @@ def executor(jobs: int, scheduler: str | None):
         yield client.get_executor(pure=False)
 
 
-def run_batch(paths: list[Path], out: str | Path, argv: list[str] = (), *, jobs: int = 1,
+def run_batch(listed: list[Listed], out: str | Path, argv: list[str] = (), *, jobs: int = 1,
               scheduler: str | None = None, blend: bool = False, timeout: float | None = None,
               progress=print) -> list[dict]:
-    """Process every recording into ``out/<trial name>/`` (``argv``: pipeline flags, see ``cli``); write the
-    summary as trials finish and the root-force plot at the end; return the summary rows, in input order."""
+    """Process every recording into ``out/<trial name>/`` (``argv``: pipeline flags, see ``cli``, then each
+    trial's own); write the summary as trials finish and the root-force plot at the end; return the summary
+    rows, in input order."""
     out = make_folder(writable_folder(out, "--out"), "--out").resolve()
-    trials = [Trial(path, name, out / name) for path, name in zip(paths, trial_names(paths))]
+    names = trial_names([t.path for t in listed])
+    trials = [Trial(t.path, name, out / name, t.flags) for t, name in zip(listed, names)]
     rows = {}
     # Locally, the trials share this machine's cores: each process's numba threads get its share of them.
     env = None if scheduler else os.environ | {"NUMBA_NUM_THREADS": str(max(1, (os.cpu_count() or 1) // jobs))}
     with executor(jobs, scheduler) as pool:
         for trial in trials:
             make_folder(trial.folder, "--out")
-        futures = {pool.submit(partial(run_process, trial_command(trial, list(argv), blend), str(ROOT), env,
-                                       timeout)): trial for trial in trials}
+        futures = {pool.submit(partial(run_process, trial_command(trial, [*argv, *trial.flags], blend), str(ROOT),
+                                       env, timeout)): trial for trial in trials}
         try:
             for future in as_completed(futures):
                 trial = futures[future]
@@ -383,8 +443,10 @@ def main(argv: list[str] | None = None) -> int:
                              "give --timeout a number of seconds, or leave it out")
         pipeline_options(args)  # bad options or output paths stop the batch before any trial starts
         writable_folder(args.out, "--out")
-        return run_batch(find_trials(args.sources, args.recursive), args.out, pipeline_argv(args), jobs=args.jobs,
-                         scheduler=args.scheduler, blend=args.blend, timeout=args.timeout)
+        listed, argv = find_trials(args.sources, args.recursive), pipeline_argv(args)
+        check_flags(listed, argv)
+        return run_batch(listed, args.out, argv, jobs=args.jobs, scheduler=args.scheduler, blend=args.blend,
+                         timeout=args.timeout)
 
     code, rows = guarded(batch)
     if code != EXIT_OK:

@@ -30,7 +30,7 @@ from typing import Callable, TypeVar
 
 from .contact import FORCE_MODELS, SURFACE_MODELS
 from .dynamics import SCHEMES
-from .errors import UNSET, MocapError, Spelling, spoken_as
+from .errors import UNSET, InputError, MocapError, Spelling, spoken_as
 from .io.atomic import staged_outputs, writable_folder, write_text, written_paths
 from .io.conventions import UNIT_OVERRIDES, UP_AXES
 from .kinematics.gap_fill import CHOICES as GAP_FILL_METHODS
@@ -175,6 +175,21 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"error: {message}. Run {self.prog} --help for the options.\n")
 
 
+class _FlagsParser(argparse.ArgumentParser):
+    """The pipeline flags alone, whose usage errors are ``InputError``s (``parse_pipeline_flags``)."""
+
+    def error(self, message: str):
+        raise InputError(message, "use the flags of python -m solver --help")
+
+
+def parse_pipeline_flags(flags: list[str]) -> argparse.Namespace:
+    """Pipeline flags given as words (one trial's line in a batch's list), parsed as the command line would;
+    ``InputError`` for an unknown flag or a bad value."""
+    parser = _FlagsParser(add_help=False)
+    add_pipeline_arguments(parser)
+    return parser.parse_args(flags)
+
+
 def add_pipeline_arguments(parser: argparse.ArgumentParser, *, per_trial: bool = True) -> None:
     """Add the pipeline flags (``PIPELINE_FLAGS``) to ``parser``; ``per_trial=False`` leaves out ``--grf``
     (one trial's forces), for commands that process many trials."""
@@ -197,8 +212,9 @@ def pipeline_options(args: argparse.Namespace) -> PipelineOptions:
     return options_from_dict(values, base)
 
 
-def pipeline_argv(args: argparse.Namespace) -> list[str]:
-    """The pipeline flags that were given, as arguments again (paths made absolute), for a child process."""
+def pipeline_argv(args: argparse.Namespace, folder: Path = Path()) -> list[str]:
+    """The pipeline flags that were given, as arguments again (paths made absolute, relative ones taken from
+    ``folder``, by default the working folder), for a child process."""
     given, argv = vars(args), []
     for flag, dest, keywords, is_path in _flags():
         if dest not in given:
@@ -209,7 +225,8 @@ def pipeline_argv(args: argparse.Namespace) -> list[str]:
         elif keywords.get("action") == "store_true":
             argv += [flag] if value else []
         else:
-            argv += [flag, str(Path(value).resolve()) if is_path and value not in ("auto", DISCOVER) else str(value)]
+            absolute = is_path and value not in ("auto", DISCOVER)
+            argv += [flag, str((folder / value).resolve()) if absolute else str(value)]
     return argv
 
 

@@ -104,12 +104,54 @@ def test_on_a_dask_cluster(trials, tmp_path):
 def test_a_list_of_trials(trials, tmp_path):
     listing = tmp_path / "trials.txt"
     listing.write_text(f"# two trials, the second relative to the list\n{trials / 'sample_walk.trc'}\n\nmissing.trc\n")
-    assert find_trials([listing]) == [trials / "sample_walk.trc", tmp_path / "missing.trc"]
+    assert [t.path for t in find_trials([listing])] == [trials / "sample_walk.trc", tmp_path / "missing.trc"]
     done = batch(listing, "--out", tmp_path / "out", "--until", "import")
     assert done.returncode == 3
     rows = summary(tmp_path / "out")
     assert rows["sample_walk"]["status"] == "ok" and rows["missing"]["status"] == "failed"
     assert "missing.trc" in rows["missing"]["message"]
+
+
+def test_a_list_gives_each_trial_its_own_flags(trials, tmp_path):
+    """A subject's mass (or static trial, plates) on its trials' lines: they override the batch's flags for that
+    trial; paths in them are taken from the list's folder; a path with spaces needs no quotes before the flags."""
+    (tmp_path / "my walk.trc").write_bytes((trials / "sample_walk.trc").read_bytes())
+    listing = tmp_path / "trials.txt"
+    listing.write_text(f"{trials / 'sample_walk.trc'} --mass 61  # subject 1\n"
+                       f"{trials / 'sample_walk.c3d'}\n"
+                       f"my walk.trc --mass 75 --static 's2/quiet standing.trc'\n")
+    listed = find_trials([listing])
+    assert [(t.path.name, t.where) for t in listed] == [
+        ("sample_walk.trc", "trials.txt line 1"), ("sample_walk.c3d", "trials.txt line 2"),
+        ("my walk.trc", "trials.txt line 3")]
+    assert listed[0].flags == ("--mass", "61.0") and listed[1].flags == ()
+    assert listed[2].flags == ("--mass", "75.0", "--static", str(tmp_path / "s2" / "quiet standing.trc"))
+    listing.write_text(f"{trials / 'sample_walk.trc'} --mass 61  # subject 1\n{trials / 'sample_walk.c3d'}\n"
+                       f"my walk.trc --mass 75\n")
+    done = batch(listing, "--out", tmp_path / "out", "--until", "calibrate", "--mass", 70, "--jobs", 2)
+    assert done.returncode == 0, done.stdout + done.stderr
+    masses = {Path(row["input"]).name: float(row["mass_kg"]) for row in summary(tmp_path / "out").values()}
+    assert masses == {"sample_walk.trc": 61.0, "sample_walk.c3d": 70.0, "my walk.trc": 75.0}
+
+
+@pytest.mark.parametrize("line, message", [
+    ("{walk} --bogus 3", "trials.txt line 2: unrecognized arguments: --bogus 3. Use the flags of python -m solver "
+                         "--help."),
+    ("{walk} --mass heavy", "trials.txt line 2: argument --mass: invalid float value: 'heavy'. Use the flags of "
+                            "python -m solver --help."),
+    ("{walk} --static 'my static.trc", "trials.txt line 2: No closing quotation. Close the quotes around a path, as "
+                                       "in --static \"my static.trc\"."),
+    ("  --mass 61", "trials.txt line 2: no recording before its flags. Start the line with the recording's path."),
+    ("{walk} --surfaces detected", "trials.txt line 2: Conflicting contact options: --contact-forces spring needs "
+                                   "the paper's plane (eq. 10), not surfaces detected from resting points. Use "
+                                   "--surfaces plane with spring forces, or per_frame forces on detected surfaces.")])
+def test_a_bad_line_stops_the_batch_before_any_trial_with_its_line_number(trials, tmp_path, line, message):
+    listing = tmp_path / "trials.txt"
+    listing.write_text(f"# subject 1\n{line.format(walk=trials / 'sample_walk.trc')}\n")
+    done = batch(listing, "--out", tmp_path / "out", "--contact-forces", "spring")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.strip().splitlines() == [f"error: {message}"]
+    assert not (tmp_path / "out").exists()
 
 
 def test_trials_are_found_in_folders_and_named_uniquely(tmp_path):
@@ -119,7 +161,7 @@ def test_trials_are_found_in_folders_and_named_uniquely(tmp_path):
     (tmp_path / "s1" / "run.TRC").write_bytes(b"")
     with pytest.raises(InputError, match="--recursive"):
         find_trials([tmp_path])
-    paths = find_trials([tmp_path], recursive=True)
+    paths = [t.path for t in find_trials([tmp_path], recursive=True)]
     assert [p.relative_to(tmp_path).as_posix() for p in paths] == ["s1/run.TRC", "s1/walk.c3d", "s2/walk.c3d"]
     assert trial_names(paths) == ["run", "s1_walk_c3d", "s2_walk_c3d"]
 
