@@ -139,6 +139,9 @@ def _listed(path: Path) -> list[Listed]:
             recording, flags = _recording_and_flags(line)
             if not recording or recording.startswith("--"):
                 raise InputError("no recording before its flags", "start the line with the recording's path")
+            if Path(recording).suffix.lower() not in SUFFIXES:
+                raise InputError(f"{recording[:60]!r} is not a .c3d or .trc recording",
+                                 "a list of trials holds one recording's path per line, then its flags if any")
             argv = pipeline_argv(parse_pipeline_flags(flags), path.parent)
         except MocapError as error:
             raise InputError(f"{where}: {error.what}", error.fix) from None

@@ -142,6 +142,8 @@ def test_a_list_gives_each_trial_its_own_flags(trials, tmp_path):
     ("{walk} --static 'my static.trc", "trials.txt line 2: No closing quotation. Close the quotes around a path, as "
                                        "in --static \"my static.trc\"."),
     ("  --mass 61", "trials.txt line 2: no recording before its flags. Start the line with the recording's path."),
+    ("walks of subject 1", "trials.txt line 2: 'walks of subject 1' is not a .c3d or .trc recording. A list of "
+                           "trials holds one recording's path per line, then its flags if any."),
     ("{walk} --surfaces detected", "trials.txt line 2: Conflicting contact options: --contact-forces spring needs "
                                    "the paper's plane (eq. 10), not surfaces detected from resting points. Use "
                                    "--surfaces plane with spring forces, or per_frame forces on detected surfaces.")])
