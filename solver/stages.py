@@ -30,7 +30,7 @@ from .contact import compare_moments_with_plates, compare_with_plates, estimate_
 from .contact.plate_mass import disagreement, mass_from_plates
 from .dynamics import inverse_dynamics, plate_forces
 from .dynamics.derivatives import motion_derivatives
-from .errors import ModelError, option
+from .errors import InputError, ModelError, option
 from .io import attach_plates, load_trial, read_grf_mot
 from .io.trial import Trial
 from .kinematics import reconstruct
@@ -136,9 +136,17 @@ def _calibrated(trial: Trial, static: Trial | None, options: PipelineOptions, pr
                              error.fix) from None
 
 
+def _static_trial(options: PipelineOptions) -> Trial:
+    """The static trial with its plates; a file that cannot be one is named by its option."""
+    try:
+        return read_trial(options.static, options, "auto")
+    except InputError as error:
+        raise InputError(f"The static trial ({option('static', hint='FILE')}): {error.what}", error.fix) from None
+
+
 def _calibrate(path, state: dict, options: PipelineOptions, progress: Progress) -> dict:
     progress(0.0, f"calibrating the {options.template} body model")
-    static = read_trial(options.static, options, "auto") if options.static else None
+    static = _static_trial(options) if options.static else None
     trial = state["trial"]
     try:
         model, discovery = _calibrated(trial, static, options, progress)
