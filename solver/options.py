@@ -8,6 +8,7 @@ report stores and a TOML options file takes.
 from __future__ import annotations
 
 import tomllib
+from difflib import get_close_matches
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
@@ -173,7 +174,11 @@ def options_from_dict(values: dict, base: PipelineOptions = PipelineOptions()) -
     for name, (_, kind) in NESTED.items():
         unknown += [f"{name}.{k}" for k in sorted(set(tables[name]) - {f.name for f in fields(kind)})]
     if unknown:
-        raise InputError(f"Unknown pipeline option(s): {', '.join(unknown)}",
+        names = [*sorted(known), *NESTED] + [f"{name}.{f.name}" for name, (_, kind) in NESTED.items()
+                                            for f in fields(kind)]
+        guesses = [f"{name} (did you mean {close[0]}?)" if (close := get_close_matches(name, names, 1)) else name
+                   for name in unknown]
+        raise InputError(f"Unknown pipeline option(s): {', '.join(guesses)}",
                          f"use {', '.join(sorted(known))}, and "
                          + " and ".join(f"[{name}] {', '.join(f.name for f in fields(kind))}"
                                         for name, (_, kind) in NESTED.items()))

@@ -37,7 +37,9 @@ def test_values_override_a_base():
     ('contact_forces = "magic"\n', "contact force model"),
     ('[import]\nunits = "inch"\n', "units"),
     ('[gap_fill]\nmethod = "guess"\n', "gap fill method"),
-    ('[gap_fill]\nmax_gap = 1\n', "gap_fill.max_gap"),
+    ('[gap_fill]\nmax_gap = 1\n', "gap_fill.max_gap (did you mean gap_fill.max_gap_s?)"),
+    ('statik = "s.trc"\n[zerogravity]\nkind = "ladder"\n',
+     "statik (did you mean static?), zerogravity (did you mean zero_gravity?)"),
     ('mass = \n', "not valid TOML"),
 ])
 def test_bad_options_name_what_is_wrong(tmp_path, text, words):
