@@ -25,6 +25,7 @@ import threading
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
+from difflib import get_close_matches
 from pathlib import Path
 from typing import Callable, TypeVar
 
@@ -172,14 +173,24 @@ class OneLineParser(argparse.ArgumentParser):
     """An argument parser whose usage errors are one line on stderr (exit code 2), like every other error."""
 
     def error(self, message: str):
-        self.exit(EXIT_BAD_INPUT, f"error: {message}. Run {self.prog} --help for the options.\n")
+        self.exit(EXIT_BAD_INPUT, f"error: {_suggested(self, message)}. Run {self.prog} --help for the options.\n")
 
 
 class _FlagsParser(argparse.ArgumentParser):
     """The pipeline flags alone, whose usage errors are ``InputError``s (``parse_pipeline_flags``)."""
 
     def error(self, message: str):
-        raise InputError(message, "use the flags of python -m solver --help")
+        raise InputError(_suggested(self, message), "use the flags of python -m solver --help")
+
+
+def _suggested(parser: argparse.ArgumentParser, message: str) -> str:
+    """``message`` with the flag each unrecognized one is likely a misspelling of (``--stattic`` -> ``--static``)."""
+    if not message.startswith("unrecognized arguments: "):
+        return message
+    flags = [flag for action in parser._actions for flag in action.option_strings]
+    guesses = [f"{word}: did you mean {close[0]}?" for word in message.split()[2:] if word.startswith("--")
+               and (close := get_close_matches(word.split("=")[0], flags, 1))]
+    return f"{message} ({'; '.join(guesses)})" if guesses else message
 
 
 def parse_pipeline_flags(flags: list[str]) -> argparse.Namespace:
