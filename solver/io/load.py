@@ -22,7 +22,7 @@ def load_trial(path: str | Path, options: ImportOptions | None = None) -> Trial:
     path = Path(path)
     if path.is_dir():
         raise InputError(f"{path} is a folder, not a recording",
-                         "give one .c3d or .trc file of it (scripts/batch.py processes a whole folder)")
+                         "give one .c3d or .trc file of it")
     reader = READERS.get(path.suffix.lower())
     if reader is None:
         raise InputError(f"Cannot read {path.name}: unknown file type {path.suffix or '(no extension)'!r}",

@@ -81,6 +81,19 @@ def test_contact_step_draws_plane_arrows_and_curves(walking, package, shared_dat
         assert foot["force_N"] == pytest.approx(np.linalg.norm(contact.foot_force[t, 0]), abs=1e-2)
 
 
+def test_a_static_trial_that_cannot_be_read_is_named_by_its_field(scene, shared_data):
+    """A folder or a GRF file given as the static trial: one line naming the "Static Trial" field (the solver's
+    message named only the file), and no armature."""
+    assert bpy.ops.mocap_dynamics.import_markers(filepath=str(shared_data / "subject4_walking1.trc")) == {"FINISHED"}
+    with pytest.raises(RuntimeError, match=r'The static trial \("Static Trial"\): .*data is a folder, not a '
+                                           r"recording. Give one .c3d or .trc file of it.$"):
+        bpy.ops.mocap_dynamics.build_armature(static_filepath=str(shared_data))
+    with pytest.raises(RuntimeError, match=r'The static trial \("Static Trial"\): Cannot read '
+                                           r'subject4_walking1_grf.mot: unknown file type'):
+        bpy.ops.mocap_dynamics.build_armature(static_filepath=str(shared_data / "subject4_walking1_grf.mot"))
+    assert not [o for o in bpy.data.objects if o.type == "ARMATURE"]
+
+
 def test_the_papers_springs_from_the_sidebar(walking):
     """The Contact step's "Springs (paper)" on the Dynamics step's unfiltered forward differences, as the paper
     has them; springs on surfaces found from resting points are refused with one line."""

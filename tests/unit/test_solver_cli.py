@@ -73,9 +73,10 @@ def test_bad_input_exits_2_with_one_line_and_writes_nothing(sample, tmp_path, ca
     if case in ("plates as trial", "bad nested option", "a folder", "a folder as static", "misspelt flag"):
         assert lines[0].endswith({"plates as trial": "(a GRF .mot goes in --grf FILE.mot).",
                                   "bad nested option": "Give --zero-g-duration S above 0.",
-                                  "a folder": "is a folder, not a recording. Give one .c3d or .trc file of it "
-                                              "(scripts/batch.py processes a whole folder).",
-                                  "a folder as static": "a whole folder).",
+                                  "a folder": "is a folder, not a recording. Give one .c3d or .trc file of it, "
+                                              "or process the folder with scripts/batch.py.",
+                                  "a folder as static": "is a folder, not a recording. Give one .c3d or .trc "
+                                                        "file of it.",
                                   "misspelt flag": "unrecognized arguments: --stattic static.trc (--stattic: did you "
                                                    "mean --static?). Run python -m solver --help for the options."
                                   }[case]), lines[0]
