@@ -50,6 +50,13 @@ class ZeroGravityOptions:
         if self.momentum not in INITIAL_MOMENTUM:
             raise InputError(f"Unknown initial momentum {self.momentum!r}",
                              f"use one of {', '.join(INITIAL_MOMENTUM)}")
+        for name in ("angle_deg", "lift_deg"):  # a joint's angle: beyond half a turn it is another angle
+            if not -180.0 <= getattr(self, name) <= 180.0:
+                raise InputError(f"{option(f'zero_gravity.{name}', getattr(self, name))} is more than half a turn",
+                                 f"give {option(f'zero_gravity.{name}')} in degrees between -180 and 180")
+        if not (isinstance(self.rungs, int) and self.rungs >= 2):  # a starting and an ending period at least
+            raise InputError(f"{option('zero_gravity.rungs', self.rungs)} is no number of rungs for a ladder",
+                             f"give {option('zero_gravity.rungs')} as a whole number, 2 or more")
         caps = ("v_max_deg_s", "ladder_v_max_m_s")  # None: no cap
         for name in ("duration_s", *(cap for cap in caps if getattr(self, cap) is not None)):
             if not getattr(self, name) > 0:

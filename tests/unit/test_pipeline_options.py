@@ -67,6 +67,11 @@ def test_zero_gravity_table(tmp_path):
     ('momentum = "some"', "initial momentum"),
     ('duration_s = 0', "positive"),
     ('spin = 1', "zero_gravity.spin"),
+    ('angle_deg = 400', "ZeroGravityOptions(angle_deg=400) is more than half a turn. Give "
+                        "ZeroGravityOptions(angle_deg=<value>) in degrees between -180 and 180"),
+    ('lift_deg = -200', "is more than half a turn"),
+    ('rungs = 1', "ZeroGravityOptions(rungs=1) is no number of rungs for a ladder"),
+    ('rungs = 2.5', "no number of rungs"),
 ])
 def test_bad_zero_gravity_options(tmp_path, table, words):
     (tmp_path / "options.toml").write_text(f"[zero_gravity]\n{table}\n")
