@@ -26,6 +26,9 @@ from .zerog import ZeroGravityOptions
 STAGES = ("import", "calibrate", "reconstruct", "dynamics", "contact", "zero_gravity")
 #: ``markerset`` value that finds the segments from the motion even when the labels are known.
 DISCOVER = "discover"
+#: Loosest OTM tolerance on the constraints' norm ||Φ(q)||: looser, the joints come apart (5 flipped walking1's
+#: feet between frames); the sidebar's field stops there too.
+MAX_TOLERANCE = 1e-2
 #: Options given as tables (TOML) or dotted names: the nested option objects of ``PipelineOptions``.
 NESTED = {"import": ("import_options", ImportOptions), "gap_fill": ("gap_fill", GapFillOptions),
           "zero_gravity": ("zero_gravity", ZeroGravityOptions)}
@@ -149,6 +152,10 @@ class PipelineOptions:
                 raise InputError(f"{option(name, value)} is not a positive number",
                                  f"give {option(name, hint=unit or 'value')}, a number above 0"
                                  + (f" (in {unit})" if unit else ""))
+        if self.tolerance > MAX_TOLERANCE:
+            raise InputError(f"{option('tolerance', self.tolerance)} is too loose for the joints' constraints",
+                             f"give {option('tolerance')} at most {MAX_TOLERANCE:g} (default "
+                             f"{PipelineOptions.tolerance:g})")
         if self.mass is not None:
             check_mass_range(self.mass)
         if isinstance(self.shoe_mass, bool) or not isinstance(self.shoe_mass, (int, float)) \

@@ -43,7 +43,7 @@ from functools import partial
 
 import numpy as np
 
-from ..errors import SolverError
+from ..errors import SolverError, option
 from ..kinematics.motion import Motion
 from .cutoff import residual_cutoff
 from ..lowpass import PAD, butter2, filtfilt, pad_length
@@ -188,8 +188,9 @@ def butterworth(model: BodyModel, times: np.ndarray, q: np.ndarray, cutoff: floa
     """
     rate = 1.0 / time_step(times)
     if not 0 < cutoff < rate / 2:
-        raise SolverError(f"The cutoff {cutoff} Hz is not between 0 and the Nyquist frequency {rate / 2:g} Hz",
-                          "choose a lower cutoff (6-12 Hz is usual for human movement)")
+        raise SolverError(f"{option('cutoff', cutoff)} Hz is not between 0 and this trial's Nyquist frequency "
+                          f"{rate / 2:g} Hz (half its {rate:g} Hz)",
+                          f"give a lower cutoff, below {rate / 2:g} Hz (6-12 Hz is usual for human movement)")
     b, a = butter2(cutoff, rate)
     q = continuous_quaternions(model, q)
     posed = np.isfinite(q).all(axis=1)

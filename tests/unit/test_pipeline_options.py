@@ -31,6 +31,7 @@ def test_values_override_a_base():
     ('[import]\nbogus = true\n', "import.bogus"),
     ('mass = "heavy"\n', "mass"),
     ('tolerance = -1\n', "tolerance"),
+    ('tolerance = 5\n', "tolerance=5 is too loose for the joints' constraints"),
     ('until = "render"\n', "stage"),
     ('otm_mode = "slow"\n', "OTM mode"),
     ('head = "loose"\n', "head option"),

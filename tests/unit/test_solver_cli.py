@@ -55,7 +55,8 @@ def test_sample_to_report_tables_and_plots(sample, tmp_path):
 
 
 @pytest.mark.parametrize("case", ["corrupt file", "missing file", "bad option", "bad nested option", "unknown flag",
-                                  "plates as trial", "a folder", "a folder as static", "misspelt flag"])
+                                  "plates as trial", "a folder", "a folder as static", "misspelt flag",
+                                  "cutoff above Nyquist"])
 def test_bad_input_exits_2_with_one_line_and_writes_nothing(sample, tmp_path, case):
     corrupt = tmp_path / "corrupt.c3d"
     corrupt.write_bytes(b"\x00" * 600)
@@ -65,12 +66,14 @@ def test_bad_input_exits_2_with_one_line_and_writes_nothing(sample, tmp_path, ca
             "bad nested option": [sample["c3d"], "--zero-g-duration", "0"],
             "plates as trial": [tmp_path / "walk_grf.mot"], "a folder": [sample["c3d"].parent],
             "a folder as static": [sample["c3d"], "--static", sample["c3d"].parent],
-            "misspelt flag": [sample["c3d"], "--stattic", "static.trc"]}[case]
+            "misspelt flag": [sample["c3d"], "--stattic", "static.trc"],
+            "cutoff above Nyquist": [sample["c3d"], "--cutoff", "500"]}[case]
     done = solver(*args, "--out", tmp_path / "out")
     assert done.returncode == 2, done.stdout + done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
-    if case in ("plates as trial", "bad nested option", "a folder", "a folder as static", "misspelt flag"):
+    if case in ("plates as trial", "bad nested option", "a folder", "a folder as static", "misspelt flag",
+                "cutoff above Nyquist"):
         assert lines[0].endswith({"plates as trial": "(a GRF .mot goes in --grf FILE.mot).",
                                   "bad nested option": "Give --zero-g-duration S above 0.",
                                   "a folder": "is a folder, not a recording. Give one .c3d or .trc file of it, "
@@ -78,8 +81,10 @@ def test_bad_input_exits_2_with_one_line_and_writes_nothing(sample, tmp_path, ca
                                   "a folder as static": "is a folder, not a recording. Give one .c3d or .trc "
                                                         "file of it.",
                                   "misspelt flag": "unrecognized arguments: --stattic static.trc (--stattic: did you "
-                                                   "mean --static?). Run python -m solver --help for the options."
-                                  }[case]), lines[0]
+                                                   "mean --static?). Run python -m solver --help for the options.",
+                                  "cutoff above Nyquist": "(6-12 Hz is usual for human movement)."}[case]), lines[0]
+    if case == "cutoff above Nyquist":
+        assert "error: --cutoff 500.0 Hz is not between 0 and this trial's Nyquist frequency" in lines[0]
     if case == "a folder as static":
         assert lines[0].startswith("error: The static trial (--static FILE): "), lines[0]
     assert "Traceback" not in done.stdout + done.stderr
