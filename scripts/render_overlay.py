@@ -42,7 +42,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--engine", choices=["workbench", "eevee"], default="workbench",
                         help="Workbench (fast, default) or EEVEE (lit, slower)")
     parser.add_argument("--resolution", default="1280x720", help="WIDTHxHEIGHT in pixels (default 1280x720)")
-    parser.add_argument("--frames", help="A:B, the frames to frame and render (default: the whole trial)")
+    parser.add_argument("--frames", help="A:B (or A-B), the frames to frame and render (default: the whole trial)")
     parser.add_argument("--view", choices=list(VIEWS), default="side", help="camera direction (default: side)")
     parser.add_argument("--camera", choices=CAMERAS, default="follow",
                         help="follow the subject (default; a still frames its frame) or one fixed wide shot")
@@ -63,10 +63,14 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 
 def _integers(text: str, what: str, example: str) -> tuple[int, ...]:
-    """``text`` as integers separated like ``example`` (``"x"`` or ``":"``)."""
+    """``text`` as integers separated like ``example`` (``"x"`` or ``":"``; also ``1280X720``, ``1280×720``,
+    ``1-120`` as people write them)."""
     from mocap_dynamics.solver.errors import InputError
 
     separator = "x" if "x" in example else ":"
+    text = text.lower().replace("×", "x") if separator == "x" else text
+    if separator == ":" and ":" not in text and "-" in text[1:]:
+        text = text[0] + text[1:].replace("-", ":", 1)
     try:
         values = tuple(int(part) for part in text.split(separator))
     except ValueError:
