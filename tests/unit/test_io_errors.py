@@ -100,7 +100,7 @@ def test_missing_file_unknown_extension_and_folder(tmp_path):
     (tmp_path / "notes.txt").write_text("hello")
     assert_input_error(tmp_path / "notes.txt", "unknown file type '.txt'")
     (tmp_path / "folder.trc").mkdir()
-    assert_input_error(tmp_path / "folder.trc", "no such file")
+    assert_input_error(tmp_path / "folder.trc", "folder.trc is a folder, not a recording")
 
 
 def test_bad_import_options():
