@@ -43,12 +43,13 @@ def run(args: argparse.Namespace) -> dict:
 
     from mocap_dynamics.addon.process import process_trial
     from mocap_dynamics.addon.trial_scene import SceneOptions
-    from mocap_dynamics.solver.cli import log, pipeline_options
+    from mocap_dynamics.solver.cli import check_not_a_folder, log, pipeline_options
     from mocap_dynamics.solver.io.atomic import atomic_path, make_folder, staged_outputs, writable_file, \
         writable_folder, write_text
     from mocap_dynamics.solver.report import summary
     from mocap_dynamics.solver.results import write_results
 
+    check_not_a_folder(args.input, "scripts/batch.py --blend")
     blend = writable_file(args.out, "--out", ".blend") if args.out else None
     report_path = writable_file(args.report, "--report") if args.report else None
     tables = writable_folder(args.tables, "--tables") if args.tables else None

@@ -304,12 +304,17 @@ def log(fraction: float, message: str) -> None:
     print(f"[mocap_dynamics] {message}", flush=True)
 
 
+def check_not_a_folder(path: str | Path, batch: str = "scripts/batch.py") -> None:
+    """A folder given as the recording: one line that points to the command for a folder, ``batch``."""
+    if Path(path).is_dir():
+        raise InputError(f"{path} is a folder, not a recording",
+                         f"give one .c3d or .trc file of it, or process the folder with {batch}")
+
+
 def solve(path: str | Path, options: PipelineOptions, out: str | Path) -> dict:
     """Run the pipeline on one recording; write report.json, report.txt, the tables (and plots) into ``out``
     (checked and created first), all together at the end; return the report."""
-    if Path(path).is_dir():
-        raise InputError(f"{path} is a folder, not a recording",
-                         "give one .c3d or .trc file of it, or process the folder with scripts/batch.py")
+    check_not_a_folder(path)
     out = writable_folder(out, "--out")
     with staged_outputs():
         result = run(path, options, log, compile_ahead=True)

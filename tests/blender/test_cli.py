@@ -47,18 +47,22 @@ def test_trial_to_blend_and_report(scene, shared_data, tmp_path):
     assert len([ob for ob in bpy.data.objects if "mocap_label" in ob]) == 51
 
 
-@pytest.mark.parametrize("case", ["missing file", "not a c3d", "output not a .blend"])
+@pytest.mark.parametrize("case", ["missing file", "not a c3d", "output not a .blend", "a folder"])
 def test_bad_input_exits_2_with_one_line_and_writes_nothing(shared_data, tmp_path, case):
     bad = tmp_path / "broken.c3d"
     bad.write_bytes(b"\x00" * 600)
     args = {"missing file": [tmp_path / "nope.trc", "--out", tmp_path / "x.blend"],
             "not a c3d": [bad, "--out", tmp_path / "x.blend", "--report", tmp_path / "x.json"],
-            "output not a .blend": [shared_data / "subject4_walking1.trc", "--out", tmp_path / "out.txt"]}[case]
+            "output not a .blend": [shared_data / "subject4_walking1.trc", "--out", tmp_path / "out.txt"],
+            "a folder": [shared_data, "--out", tmp_path / "x.blend"]}[case]
     run = cli(*args)
     assert run.returncode == 2, run.stdout + run.stderr
     lines = run.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), run.stderr
     assert "Traceback" not in run.stdout + run.stderr
+    if case == "a folder":
+        assert lines[0].endswith("is a folder, not a recording. Give one .c3d or .trc file of it, or process the "
+                                 "folder with scripts/batch.py --blend."), lines[0]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["broken.c3d"], "no output written"
 
 
