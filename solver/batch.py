@@ -51,7 +51,7 @@ import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
@@ -84,11 +84,11 @@ COLUMNS = ("trial", "status", "message", "input", "frames", "mass_kg", "mass_sou
 @dataclass(frozen=True)
 class Listed:
     """A recording found for the batch, with the pipeline flags of its line in a list of trials (paths made
-    absolute) and where that line is ("trials.txt line 3"), for messages."""
+    absolute) and where that line is ("trials.txt line 3"), for messages; one trial per recording and flags."""
 
     path: Path
     flags: tuple[str, ...] = ()
-    where: str = ""
+    where: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)
@@ -116,7 +116,7 @@ def find_trials(sources: list[str | Path], recursive: bool = False) -> list[List
         else:
             raise InputError(f"{source} is neither a folder, a .c3d or .trc recording, nor a list of recordings",
                              "give folders, recordings, or text files with one recording per line")
-    trials = list({(t.path.resolve(), t.flags): Listed(t.path.resolve(), t.flags, t.where) for t in found}.values())
+    trials = list(dict.fromkeys(replace(t, path=t.path.resolve()) for t in found))
     if not trials:
         raise InputError(f"No .c3d or .trc recordings in {', '.join(map(str, sources))}",
                          "check the paths" + ("" if recursive else ", or add --recursive to look into subfolders"))
@@ -247,12 +247,13 @@ def _stop_all() -> None:
 
 
 def trial_command(trial: Trial, argv: list[str], blend: bool) -> list[str]:
-    """The command that processes one trial into its folder."""
+    """The command that processes one trial into its folder: the batch's pipeline flags ``argv``, then the
+    trial's own (the later flag wins)."""
     if blend:
         return [sys.executable, str(ROOT / "scripts" / "process_trial.py"), str(trial.path),
                 "--out", str(trial.folder / f"{trial.name}.blend"), "--report", str(trial.folder / "report.json"),
-                "--tables", str(trial.folder), *argv]
-    return [sys.executable, "-m", "solver", str(trial.path), "--out", str(trial.folder), *argv]
+                "--tables", str(trial.folder), *argv, *trial.flags]
+    return [sys.executable, "-m", "solver", str(trial.path), "--out", str(trial.folder), *argv, *trial.flags]
 
 
 @contextmanager
@@ -293,8 +294,8 @@ def run_batch(listed: list[Listed], out: str | Path, argv: list[str] = (), *, jo
     with executor(jobs, scheduler) as pool:
         for trial in trials:
             make_folder(trial.folder, "--out")
-        futures = {pool.submit(partial(run_process, trial_command(trial, [*argv, *trial.flags], blend), str(ROOT),
-                                       env, timeout)): trial for trial in trials}
+        futures = {pool.submit(partial(run_process, trial_command(trial, list(argv), blend), str(ROOT), env,
+                                       timeout)): trial for trial in trials}
         try:
             for future in as_completed(futures):
                 trial = futures[future]
