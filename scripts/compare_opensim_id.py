@@ -383,16 +383,17 @@ def main(argv=None) -> int:
         import opensim
         opensim.Logger.setLevelString("error")  # not its missing display meshes
         options = pipeline_options(args)
-        root = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="compare_opensim_id_"))
         settings = (f"ours: cutoff {options.cutoff or 'none'}, {options.derivatives} differences, contact "
                     f"{options.contact_forces}; OpenSim: cutoff {args.opensim_cutoff:g} Hz"
                     f"{', plates filtered too' if args.filter_plates else ''}")
         everything = {}
-        for trial in (Path(t).resolve() for t in args.trials):
-            rows, balanced = compare_trial(trial, options, args.opensim_cutoff, root / trial.stem,
-                                           write=bool(args.out), filter_plates=args.filter_plates, given=given)
-            print_table(trial.stem, rows, settings, balanced)
-            everything[trial.stem] = {"moments": rows, "unbalanced_moment": balanced}
+        with tempfile.TemporaryDirectory(prefix="compare_opensim_id_") as scratch:  # OpenSim's files, unless kept
+            root = Path(args.out) if args.out else Path(scratch)
+            for trial in (Path(t).resolve() for t in args.trials):
+                rows, balanced = compare_trial(trial, options, args.opensim_cutoff, root / trial.stem,
+                                               write=bool(args.out), filter_plates=args.filter_plates, given=given)
+                print_table(trial.stem, rows, settings, balanced)
+                everything[trial.stem] = {"moments": rows, "unbalanced_moment": balanced}
         if args.out:
             (root / "comparison.json").write_text(json.dumps(everything, indent=2))
         if args.json:
