@@ -17,11 +17,12 @@ point forces to the root wrench they explain (``point_force_root_map``),
 is the body weight, ``e_ke`` are the four edges ``n ± μ t₁``, ``n ± μ t₂``
 (normalised) of the friction pyramid of point ``k`` on the surface nearest
 to it (a pyramid inside the friction cone, so every force pushes and
-``|f_t| <= μ f_n``; ``t₁`` along the way the subject faces, ``cone_edges``), and ``h_k = h(-G_d d_S(p_k))`` is eq. 4's distance
-sigmoid: the Tikhonov term makes a point far from the surface (small
-``h_k``) expensive to load and shares the load evenly among points equally
-close to it. (*) is a non-negative least squares problem per frame, solved exactly by
-Lawson and Hanson's active-set method (``nnls``: an iteration costs O(6² |P|) on the
+``|f_t| <= μ f_n``; ``t₁`` along the way the subject faces, ``cone_edges``),
+and ``h_k = h(-G_d d_S(p_k))`` is eq. 4's distance sigmoid: the Tikhonov
+term makes a point far from the surface (small ``h_k``) expensive to load
+and shares the load evenly among points equally close to it. (*) is a
+non-negative least squares problem per frame, solved exactly by Lawson and
+Hanson's active-set method (``nnls``: an iteration costs O(6² |P|) on the
 free edges ``P`` however many points touch). Each frame starts from the edges
 that were free in the frame before (consecutive frames share their contact
 set). The frames go in order on one thread (numba), which is fast enough and

@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import importlib
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 MODE = os.environ.get("MOCAP_DYNAMICS_TEST_MODE", "repo")
-if MODE == "installed":
-    os.environ["HOME"] = tempfile.mkdtemp(prefix="mocap-dynamics-home-")  # before bpy: Blender's user config
+#: the fresh user config of ``installed`` mode (about 400 MB with the extension's wheels), removed at the end
+HOME = tempfile.mkdtemp(prefix="mocap-dynamics-home-") if MODE == "installed" else None
+if HOME:
+    os.environ["HOME"] = HOME  # before bpy: Blender's user config
 
 import bpy  # noqa: E402
 import pytest  # noqa: E402
@@ -82,10 +85,12 @@ def pytest_sessionfinish(session, exitstatus):
 
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config):
-    """Blender 4.5's ``bpy`` module deadlocks in its exit handlers once Rigify has generated a rig: a static
-    destructor waits on a condition variable its "delayed close" thread still waits on (seen with gdb: the
-    process hangs after the last test, forever). Under 4.x the run ends here, with pytest's status, once
-    everything is reported; Blender 5.0 exits normally."""
+    """The temporary user config goes. Blender 4.5's ``bpy`` module deadlocks in its exit handlers once Rigify
+    has generated a rig: a static destructor waits on a condition variable its "delayed close" thread still
+    waits on (seen with gdb: the process hangs after the last test, forever). Under 4.x the run ends here, with
+    pytest's status, once everything is reported; Blender 5.0 exits normally."""
+    if HOME:
+        shutil.rmtree(HOME, ignore_errors=True)
     if bpy.app.version < (5, 0, 0) and _EXIT_STATUS:
         sys.stdout.flush()
         sys.stderr.flush()
