@@ -154,7 +154,7 @@ def _per_frame_by_surface(dynamics: Dynamics, surfaces: tuple[Surface, ...], mot
     return per_frame_forces(dynamics.root_wrench[frames], dynamics.root_origin[frames], positions[frames],
                             surfaces, weight, torque_weight, options, constants, centre_of_mass[frames],
                             velocities[frames], joints, dynamics.times[frames], padding, floor_only,
-                            facing(dynamics.poses[0][:, 0, :, 0]))
+                            facing(dynamics.poses[0][:, 0]))
 
 
 def _wrench_left(dynamics: Dynamics, positions: np.ndarray, forces: np.ndarray, frames, torque_weight: float

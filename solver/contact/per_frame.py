@@ -187,15 +187,16 @@ def cone_edges(normals: np.ndarray, friction: float, facing: np.ndarray | None =
     return (normals[:, None] + friction * tangents) / np.sqrt(1.0 + friction ** 2)
 
 
-def facing(forward: np.ndarray) -> np.ndarray | None:
-    """The way the subject faces (3,), level: the mean direction of the root's forward axes ``forward`` (T, 3)
-    seen from above, taken modulo a quarter turn as the pyramids' symmetry is (a walk there and back faces one
-    way); none where the frames agree on no direction (a subject lying, or turning evenly all round)."""
-    level = np.asarray(forward, dtype=float)[:, :2]
-    level = level[np.isfinite(level).all(axis=1)]
+def facing(rotations: np.ndarray) -> np.ndarray | None:
+    """The way the subject faces (3,), level: the mean direction of the root's axes (``rotations`` (T, 3, 3),
+    body to world) seen from above, taken modulo a quarter turn as the pyramids' symmetry is (a walk there and
+    back faces one way; upright, the forward and the lateral axes agree; lying, the long axis and the lateral);
+    none where the frames agree on no direction (a subject turning evenly all round)."""
+    level = np.asarray(rotations, dtype=float)[:, :2, :]  # (T, 2, 3): each axis seen from above
+    level = level[np.isfinite(level).all(axis=(1, 2))]
     if not len(level):
         return None
-    quarter = np.mean(np.hypot(*level.T) * np.exp(4j * np.arctan2(level[:, 1], level[:, 0])))
+    quarter = np.mean(np.hypot(level[:, 0], level[:, 1]) * np.exp(4j * np.arctan2(level[:, 1], level[:, 0])))
     if abs(quarter) < 0.1:
         return None
     angle = np.angle(quarter) / 4.0
