@@ -14,7 +14,8 @@ truth to measure against).
 1. The methods side by side, one gap at a time, each method called alone, over gap lengths: what the
    defaults (spline up to 0.1 s, rigid body beyond, PCA up to 0.5 s and beyond when tested, else the hinge
    fill when tested) are chosen from. ``pca`` is Gløersen & Federolf's fill as published, ``pca+ends`` the
-   same meeting the measured ends (the default); ``hinge`` is the two-donor fill without its test.
+   default's (along the subject's axes, meeting the measured ends); ``hinge`` is the two-donor fill without
+   its test.
 2. The pipeline's fill (``fill_gaps``, default options; and the spline forced on foot gaps, PCA on long
    gaps, Federolf 2013's method) on copies of the trial with gaps cut into four markers at once (foot
    markers one at a time, so their segment keeps its other markers), against the issue's targets: RMSE
@@ -126,7 +127,7 @@ def methods_side_by_side(name, trial, segments, gaps: int, rng) -> None:
             estimates = {"cubic": spline_fill(trial.times, markers[:, m], frames, 3),
                          "quintic": spline_fill(trial.times, markers[:, m], frames, 5),
                          "rigid": rigid_fill(markers, present, m, start, start + length, mates[m]),
-                         "pca": pca_fill(markers, present, m, frames)}
+                         "pca": pca_fill(markers, present, m, frames, axes="lab")}
             hinge = hinge_fill(markers, present, m, start, start + length, *donor_candidates(markers, m, mates[m]))
             if hinge is not None:
                 estimates["hinge"] = hinge[0]

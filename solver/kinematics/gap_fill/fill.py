@@ -48,6 +48,8 @@ class GapFillOptions:
     than this is filled (0: no limit).
     ``spline``: ``"cubic"`` or ``"quintic"``. ``pca_meet_ends``: the PCA fill meets the measured samples at
     both ends of a gap (beyond the paper, see ``pca``); False: Gløersen & Federolf's fill as published.
+    ``pca_axes``: the PCA's columns along the subject's level axes (``"subject"``, beyond the paper:
+    ``pca.subject_axes``) or the lab's (``"lab"``, the paper's).
     """
 
     method: str = "auto"
@@ -56,6 +58,7 @@ class GapFillOptions:
     max_gap_s: float = 0.0
     spline: str = "cubic"
     pca_meet_ends: bool = True
+    pca_axes: str = "subject"
     pca_trusted_error_m: float = 0.01
     hinge_trusted_error_m: float = 0.01
 
@@ -65,6 +68,9 @@ class GapFillOptions:
         if not isinstance(self.pca_meet_ends, bool):
             raise InputError(f"Gap fill option pca_meet_ends = {self.pca_meet_ends!r} is not true or false",
                              "give pca_meet_ends = true or false")
+        if self.pca_axes not in ("subject", "lab"):
+            raise InputError(f"Gap fill option pca_axes = {self.pca_axes!r} is not subject or lab",
+                             "give pca_axes = \"subject\" or \"lab\"")
         if self.spline not in DEGREES:
             raise InputError(f"Unknown spline {self.spline!r} for gap filling", f"use {' or '.join(DEGREES)}")
         for name in ("spline_max_s", "pca_max_s", "max_gap_s", "pca_trusted_error_m", "hinge_trusted_error_m"):
@@ -120,6 +126,7 @@ class GapFill:
             "options": {"method": self.options.method, "spline_max_s": self.options.spline_max_s,
                         "pca_max_s": self.options.pca_max_s, "max_gap_s": self.options.max_gap_s,
                         "spline": self.options.spline, "pca_meet_ends": self.options.pca_meet_ends,
+                        "pca_axes": self.options.pca_axes,
                         "pca_trusted_error_m": self.options.pca_trusted_error_m,
                         "hinge_trusted_error_m": self.options.hinge_trusted_error_m},
             "samples_filled": int(filled.sum()),
@@ -229,7 +236,7 @@ class _Filling:
         m = gaps.marker[chosen[0]]
         frames = np.unique(np.concatenate([np.arange(max(gaps.start[g] - 1, 0), min(gaps.stop[g] + 1, n_frames))
                                            for g in chosen]))
-        positions = pca_fill(self.trial.markers, self.present, m, frames)
+        positions = pca_fill(self.trial.markers, self.present, m, frames, self.options.pca_axes)
         if positions is None:
             for g in chosen:
                 self.outcome[g] = (f"fewer than {MIN_TRAINING_FRAMES} frames have this marker and its predictors "
@@ -258,7 +265,7 @@ class _Filling:
             return False
         m = self.gaps.marker[g]
         if (m, length) not in self.tested:
-            self.tested[m, length] = expected_error(self.trial.markers, self.present, m, length)
+            self.tested[m, length] = expected_error(self.trial.markers, self.present, m, length, self.options.pca_axes)
         error = self.tested[m, length]
         if error is not None and error <= options.pca_trusted_error_m:
             return True

@@ -8,8 +8,10 @@ strategy R2, one marker at a time):
 
 1. the mean trajectory of the predictor markers is subtracted from every marker (a frame that moves with
    the subject);
-2. columns are normalised to zero mean and unit variance over the training frames and weighted by
-   ``w_j = exp(-d_j² / (2 σ²))``, ``d_j`` the mean distance of marker ``j`` to the missing one, σ = 200 mm;
+2. columns (beyond the paper, along the subject's level axes and the vertical, ``subject_axes``; the
+   paper's are the lab's X, Y and Z) are normalised to zero mean and unit variance over the training frames
+   and weighted by ``w_j = exp(-d_j² / (2 σ²))``, ``d_j`` the mean distance of marker ``j`` to the missing
+   one, σ = 200 mm;
    the missing marker itself gets the small weight 0.02, so the principal components are shaped by the
    others and the missing marker's coordinates ride along;
 3. two PCAs of the training frames: ``V`` of the data, ``V0`` of the data with the missing marker's
@@ -75,8 +77,10 @@ def _mean_distances(markers: np.ndarray, marker: int) -> np.ndarray:
     return np.where(both, distances, 0.0).sum(axis=0) / np.maximum(both.sum(axis=0), 1)
 
 
-def pca_fill(markers: np.ndarray, present: np.ndarray, marker: int, frames: np.ndarray) -> np.ndarray | None:
-    """Positions ``(len(frames), 3)`` of ``marker`` at its missing ``frames`` from ``markers`` ``(T, M, 3)``;
+def pca_fill(markers: np.ndarray, present: np.ndarray, marker: int, frames: np.ndarray,
+             axes: str = "subject") -> np.ndarray | None:
+    """Positions ``(len(frames), 3)`` of ``marker`` at its missing ``frames`` from ``markers`` ``(T, M, 3)``, the
+    columns normalised along the ``axes`` ``"subject"``'s (``subject_axes``) or the ``"lab"``'s (the paper's);
     None when there are no predictors or fewer than ``MIN_TRAINING_FRAMES`` frames to learn from."""
     distances = _mean_distances(markers, marker)
     predictors = _predictors(present, distances, marker, frames)
@@ -89,8 +93,10 @@ def pca_fill(markers: np.ndarray, present: np.ndarray, marker: int, frames: np.n
     rows = np.r_[np.flatnonzero(training), frames]
     data = markers[rows][:, columns]  # (R, P + 1, 3)
     data = data - data[:, :-1].mean(axis=1, keepdims=True)  # 1. mean trajectory of the predictors
-    data = data.reshape(len(rows), -1)
     n_train = int(training.sum())
+    level = subject_axes(data[:n_train, :-1]) if axes == "subject" else np.eye(2)
+    data[..., :2] = data[..., :2] @ level
+    data = data.reshape(len(rows), -1)
     mean, std = data[:n_train].mean(axis=0), data[:n_train].std(axis=0)
     std[std == 0] = 1.0
     weights = np.repeat(np.exp(-distances[columns] ** 2 / (2 * SIGMA ** 2)), 3)
@@ -102,7 +108,21 @@ def pca_fill(markers: np.ndarray, present: np.ndarray, marker: int, frames: np.n
     v, v0 = v[:, :max(k, k0)], v0[:, :max(k, k0)]
     reconstructed = zeroed[n_train:] @ v0 @ (v0.T @ v) @ v.T  # 4.
     filled = reconstructed[:, -3:] / weights[-3:] * std[-3:] + mean[-3:]
+    filled[:, :2] = filled[:, :2] @ level.T
     return filled + markers[frames][:, predictors].mean(axis=1)
+
+
+def subject_axes(relative: np.ndarray) -> np.ndarray:
+    """Level axes (2, 2) (columns) of the markers' positions ``relative`` (N, P, 3) to their mean trajectory: the
+    principal axes of their spread seen from above, the subject's lateral and fore-aft directions. Beyond the
+    paper, whose columns are the lab's X, Y and Z (``GapFillOptions.pca_axes = "lab"``): normalised column by
+    column (step 2), a fill then depended on how the lab was turned about the vertical (up to 3.7 mm on the
+    video drop jump turned 37°); in the subject's axes it does not. On gaps cut into six real trials
+    (``scripts/bench_gap_fill.py --sections 2``, README) the pipeline's fills are as close or closer but on CMU
+    (15-frame foot gaps: walking4 1.64 -> 1.52 mm RMSE, walking1 1.52 -> 1.50, CMU 3.01 -> 3.02), and the PCA
+    forced on 80-frame gaps misses by up to 3.3 mm more (walking1 31.6 -> 34.9) or 0.2 mm less (DJ3)."""
+    level = relative[..., :2].reshape(-1, 2)
+    return np.linalg.eigh(level.T @ level)[1]
 
 
 def meet_ends(fill: np.ndarray, start: int, stop: int, misfit_before: np.ndarray | None,
@@ -115,7 +135,8 @@ def meet_ends(fill: np.ndarray, start: int, stop: int, misfit_before: np.ndarray
     return fill + (1 - weight) * misfit_before + weight * misfit_after
 
 
-def expected_error(markers: np.ndarray, present: np.ndarray, marker: int, length: int) -> float | None:
+def expected_error(markers: np.ndarray, present: np.ndarray, marker: int, length: int, axes: str = "subject"
+                   ) -> float | None:
     """RMS error [m] of the PCA fill (meeting the ends) of ``length``-frame gaps cut where ``marker`` is
     measured: ``TEST_GAPS`` disjoint ones, spread over the stretches where it is measured ``length + 2``
     frames in a row (beyond the paper: how well this trial teaches the model to fill a gap this long; each
@@ -136,7 +157,7 @@ def expected_error(markers: np.ndarray, present: np.ndarray, marker: int, length
         stop = start + length
         cut, seen = markers.copy(), present.copy()
         cut[start:stop, marker], seen[start:stop, marker] = np.nan, False
-        fill = pca_fill(cut, seen, marker, np.arange(start - 1, stop + 1))
+        fill = pca_fill(cut, seen, marker, np.arange(start - 1, stop + 1), axes)
         if fill is None:
             return None
         fill = meet_ends(fill[1:-1], start, stop, markers[start - 1, marker] - fill[0],
