@@ -39,7 +39,7 @@ from ..kinematics.motion import Motion
 from .ground import floor_velocity
 from .model import ContactConstants, ContactPoints, Surface, SurfaceArrays, point_motion, point_positions
 from .paper_fit import Bounds, fit_plane_and_springs
-from .per_frame import JointLoads, PerFrameOptions, activations, facing, per_frame_forces
+from .per_frame import JointLoads, PerFrameOptions, activations, facing_direction, per_frame_forces
 from .result import Contact, contact_from_surfaces, foot_segments
 from .support import find_patches
 
@@ -154,7 +154,7 @@ def _per_frame_by_surface(dynamics: Dynamics, surfaces: tuple[Surface, ...], mot
     return per_frame_forces(dynamics.root_wrench[frames], dynamics.root_origin[frames], positions[frames],
                             surfaces, weight, torque_weight, options, constants, centre_of_mass[frames],
                             velocities[frames], joints, dynamics.times[frames], padding, floor_only,
-                            facing(dynamics.poses[0][:, 0]))
+                            facing_direction(dynamics.poses[0][:, 0]))
 
 
 def _wrench_left(dynamics: Dynamics, positions: np.ndarray, forces: np.ndarray, frames, torque_weight: float

@@ -172,7 +172,7 @@ class JointLoads(NamedTuple):
 
 def cone_edges(normals: np.ndarray, friction: float, facing: np.ndarray | None = None) -> np.ndarray:
     """The four unit edges (F, 4, 3) of the friction pyramid about each unit normal (F, 3), its first slant
-    along ``facing`` (3,; the subject's, ``facing``; none: the lab's X) within each face (the vertical where
+    along ``facing`` (3,; the subject's, ``facing_direction``; none: the lab's X) within each face (the vertical where
     the face's normal is ``facing`` itself). A pyramid is not the cone: its cost per unit of tangential force,
     and its friction limit, depend on the force's direction against its edges. Set by the subject, the same
     motion recorded in a lab turned any way gives the same forces; set by the lab's axes, it did not (walking1
@@ -187,7 +187,7 @@ def cone_edges(normals: np.ndarray, friction: float, facing: np.ndarray | None =
     return (normals[:, None] + friction * tangents) / np.sqrt(1.0 + friction ** 2)
 
 
-def facing(rotations: np.ndarray) -> np.ndarray | None:
+def facing_direction(rotations: np.ndarray) -> np.ndarray | None:
     """The way the subject faces (3,), level: the mean direction of the root's axes (``rotations`` (T, 3, 3),
     body to world) seen from above, taken modulo a quarter turn as the pyramids' symmetry is (a walk there and
     back faces one way; upright, the forward and the lateral axes agree; lying, the long axis and the lateral);

@@ -12,7 +12,7 @@ from scipy.optimize import nnls
 
 from mocap_dynamics.solver.contact import PerFrameOptions, compare_with_plates, estimate_contact
 from mocap_dynamics.solver.contact.nnls import nnls_tikhonov, nnls_work_size
-from mocap_dynamics.solver.contact.per_frame import cone_edges, facing
+from mocap_dynamics.solver.contact.per_frame import cone_edges, facing_direction
 from mocap_dynamics.solver.dynamics import inverse_dynamics
 from mocap_dynamics.solver.errors import SolverError
 from tests.unit.test_contact_real import with_plates
@@ -333,7 +333,7 @@ def test_points_never_in_reach_are_skipped_exactly():
 
 
 def test_the_pyramids_face_the_way_the_subject_faces():
-    """``facing``: the root's axes seen from above, modulo a quarter turn; ``cone_edges`` slant along it."""
+    """``facing_direction``: the root's axes seen from above, modulo a quarter turn; ``cone_edges`` slant along it."""
     from scipy.spatial.transform import Rotation
 
     def frames(*zyx_degrees):
@@ -341,12 +341,12 @@ def test_the_pyramids_face_the_way_the_subject_faces():
 
     heading = lambda f: np.degrees(np.arctan2(f[1], f[0]))  # noqa: E731
     walk = frames(*[(30 + 5 * np.sin(t), 8 * np.cos(t), 4 * np.sin(t)) for t in np.linspace(0, 6, 50)])
-    assert heading(facing(walk)) == pytest.approx(30, abs=0.5)  # sway, lean and yaw about 30 degrees
+    assert heading(facing_direction(walk)) == pytest.approx(30, abs=0.5)  # sway, lean and yaw about 30 degrees
     back = frames(*[(210, 5, 0)] * 50)
-    assert heading(facing(np.concatenate([walk, back]))) == pytest.approx(30, abs=0.5)  # there and back
+    assert heading(facing_direction(np.concatenate([walk, back]))) == pytest.approx(30, abs=0.5)  # there and back
     lying = frames(*[(-20, -90, 0)] * 10)  # lying, its forward axis vertical, its head toward 160 degrees
-    assert heading(facing(lying)) % 90 == pytest.approx(70, abs=1e-6)
-    assert facing(frames(*[(angle, 0, 0) for angle in np.arange(0, 90, 1.0)])) is None  # turning evenly
-    edges = cone_edges(np.array([[0.0, 0.0, 1.0]]), 0.5, facing(walk))[0]
+    assert heading(facing_direction(lying)) % 90 == pytest.approx(70, abs=1e-6)
+    assert facing_direction(frames(*[(angle, 0, 0) for angle in np.arange(0, 90, 1.0)])) is None  # turning evenly
+    edges = cone_edges(np.array([[0.0, 0.0, 1.0]]), 0.5, facing_direction(walk))[0]
     slants = np.degrees(np.arctan2(edges[:, 1], edges[:, 0]))
     assert np.sort(slants % 360) == pytest.approx([30, 120, 210, 300], abs=0.5)
