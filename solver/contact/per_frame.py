@@ -191,14 +191,14 @@ def facing_direction(rotations: np.ndarray) -> np.ndarray | None:
     """The way the subject faces (3,), level: the mean direction of the root's axes (``rotations`` (T, 3, 3),
     body to world) seen from above, taken modulo a quarter turn as the pyramids' symmetry is (a walk there and
     back faces one way; upright, the forward and the lateral axes agree; lying, the long axis and the lateral);
-    none where the frames agree on no direction (a subject turning evenly all round)."""
+    the first frame's where the frames agree on no direction (half the trial turned by 45°, or turning evenly
+    all round); none without a pose."""
     level = np.asarray(rotations, dtype=float)[:, :2, :]  # (T, 2, 3): each axis seen from above
     level = level[np.isfinite(level).all(axis=(1, 2))]
     if not len(level):
         return None
-    quarter = np.mean(np.hypot(level[:, 0], level[:, 1]) * np.exp(4j * np.arctan2(level[:, 1], level[:, 0])))
-    if abs(quarter) < 0.1:
-        return None
+    quarters = (np.hypot(level[:, 0], level[:, 1]) * np.exp(4j * np.arctan2(level[:, 1], level[:, 0]))).sum(-1)
+    quarter = quarters.mean() if abs(quarters.mean()) >= 0.1 else quarters[0]
     angle = np.angle(quarter) / 4.0
     return np.array([np.cos(angle), np.sin(angle), 0.0])
 
