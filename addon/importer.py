@@ -71,7 +71,8 @@ class MOCAP_DYNAMICS_OT_import_markers(JobOperator, bpy.types.Operator, ImportHe
                         items=[("FILE", "From File", "Use the unit the file declares"),
                                ("m", "Metres", ""), ("cm", "Centimetres", ""), ("mm", "Millimetres", "")])
     up_axis: EnumProperty(name="Up Axis", description="Which axis of the file points up (converted to Blender's Z)",
-                          items=[("FILE", "From File", "Use the file's convention (OpenSim files are Y up)"),
+                          items=[("FILE", "From File", "Use the file's convention (OpenSim files are Y up), "
+                                                       "unless its markers stand clearly taller along the other axis"),
                                  ("Z", "Z", ""), ("Y", "Y", "")])
     strip_prefix: BoolProperty(name="Strip Label Prefixes", default=True,
                                description="Remove subject prefixes from marker labels (Subject:LFHD -> LFHD)")

@@ -76,7 +76,9 @@ PIPELINE_FLAGS = {
         ("--grf", "grf", {"metavar": "FILE.mot", "help": "OpenSim .mot with the trial's ground reaction forces "
                                                          "(default: NAME_grf.mot next to NAME.trc, if any)"}, True),
         ("--units", "import.units", {"choices": UNIT_OVERRIDES, "help": "override the file's length unit"}, False),
-        ("--up-axis", "import.up_axis", {"choices": UP_AXES, "help": "override the file's up axis"}, False),
+        ("--up-axis", "import.up_axis", {"choices": UP_AXES, "help": (
+            "the file's up axis (default: its format's convention, OpenSim's Y for a TRC, unless its markers "
+            "stand clearly taller along the other)")}, False),
         ("--keep-prefix", "import.strip_prefix", {"action": "store_false", "help": "keep subject prefixes in marker "
                                                                             "labels"}, False),
     ),

@@ -87,9 +87,28 @@ def test_trc_round_trip_y_up_and_z_up(shared_data, tmp_path):
     assert lines[3].startswith("Frame#\tTime\tC7\t\t\tL.ASIS")
     assert "\tnan" not in (tmp_path / "walk_Y.trc").read_text()  # missing samples are empty cells
     assert sorted(p.name for p in tmp_path.iterdir()) == ["walk_Y.trc", "walk_Z.trc"]
-    # A Z-up TRC read by the OpenSim (Y-up) convention: the import warns and says how to fix it.
-    lying = load_trial(tmp_path / "walk_Z.trc")
-    assert any("ImportOptions(up_axis='Z')" in w for w in lying.warnings)
+    # A Z-up TRC without the option: its markers spread 2.6 times further along Z than along Y, which overrules
+    # the OpenSim (Y-up) convention, with a warning that names the option keeping it.
+    upright = load_trial(tmp_path / "walk_Z.trc")
+    np.testing.assert_allclose(upright.markers, trial.markers, atol=1e-6)
+    assert any("Z up (not Y up as the OpenSim TRC convention has it: the markers spread 2.6 times" in c
+               for c in upright.conversions)
+    assert [w for w in upright.warnings if "up" in w] == [
+        "The file is taken as Z up, not Y up (the OpenSim TRC convention): its markers spread 2.6 times further "
+        "along Z. If the subject lies down, import with ImportOptions(up_axis='Y')"]
+
+
+def test_a_subject_lying_in_a_y_up_trc_is_kept_by_the_option(tmp_path):
+    """Lying along the file's Z, a subject spreads furthest along Z: the import takes Z as up and says so; the
+    option keeps the convention."""
+    rng = np.random.default_rng(2)
+    lying = rng.uniform([-0.2, 0.0, -0.85], [0.2, 0.3, 0.85], (40, 20, 3))  # file axes: Y up, 1.7 m along Z
+    path = write_trc(Trial("lying.trc", tuple(f"M{i}" for i in range(20)), lying[..., [0, 2, 1]] * (1, -1, 1),
+                           100.0), tmp_path / "lying.trc", up_axis="Y")
+    guessed = load_trial(path)
+    assert any("ImportOptions(up_axis='Y')" in w for w in guessed.warnings)
+    kept = load_trial(path, ImportOptions(up_axis="Y"))
+    assert not kept.warnings and np.ptp(kept.markers[..., 2]) < 0.31  # the subject lies in the level
 
 
 @pytest.mark.parametrize("text, message", [
