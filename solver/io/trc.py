@@ -55,12 +55,27 @@ def read_trc(path: Path, options: ImportOptions) -> Trial:
     markers = values[:, 2:].reshape(len(values), n_markers, 3)
     scale, units_note = length_scale(header["Units"], options.units, "the header's Units", source)
     up_axis, axes_note, warnings = resolve_up_axis(options.up_axis, "Y", "the OpenSim TRC convention", markers)
-    if len(times) > 1 and np.max(np.abs(times - times[0] - np.arange(len(times)) / rate)) > 0.5 / rate:
-        warnings.append(f"The Time column does not follow DataRate={rate:g} Hz; the trial uses DataRate and the "
-                        "first time")
+    rate = _rate(times, rate, warnings)
     return assemble_trial(source, names, markers, rate, float(times[0]), scale=scale, up_axis=up_axis,
                           options=options, conversions=[units_note, axes_note, *notes], warnings=warnings,
                           metadata={"format": "trc", "file_units": header["Units"], "file_up_axis": up_axis})
+
+
+def _rate(times: np.ndarray, header_rate: float, warnings: list[str]) -> float:
+    """The trial's rate [Hz]: the header's DataRate where the Time column follows it (within half a frame), else
+    the Time column's own where it steps evenly, as OpenSim times a TRC by its Time column (a header copied
+    from the cameras' rate over resampled data); a warning says which and why."""
+    frames = np.arange(len(times))
+    if len(times) < 2 or np.max(np.abs(times - times[0] - frames / header_rate)) <= 0.5 / header_rate:
+        return header_rate
+    step = (times[-1] - times[0]) / (len(times) - 1)
+    if np.max(np.abs(times - times[0] - frames * step)) <= 0.25 * step:
+        warnings.append(f"The Time column steps at {1 / step:.6g} Hz but DataRate says {header_rate:g} Hz: the trial "
+                        "follows the Time column, as OpenSim does")
+        return float(1.0 / step)
+    warnings.append(f"The Time column does not follow DataRate={header_rate:g} Hz, nor steps evenly; the trial uses "
+                    "DataRate and the first time")
+    return header_rate
 
 
 def write_trc(trial: Trial, path: str | Path, up_axis: str = "Y", units: str = "m") -> Path:

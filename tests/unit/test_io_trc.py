@@ -161,3 +161,22 @@ def test_written_trc_of_a_generated_trial_reads_back(tmp_path):
 def _write(path, text):
     path.write_text(text)
     return path
+
+
+@pytest.mark.parametrize("data_rate, times, rate, warning", [
+    ("100", "0.00 0.01 0.02 0.03", 100.0, None),
+    ("200", "0.00 0.01 0.02 0.03", 100.0, "The Time column steps at 100 Hz but DataRate says 200 Hz: the trial "
+                                          "follows the Time column, as OpenSim does"),
+    ("120", "0.000 0.008 0.017 0.025", 120.0, None),  # times rounded to the millisecond follow DataRate
+    ("100", "0.00 0.01 0.05 0.06", 100.0, "The Time column does not follow DataRate=100 Hz, nor steps evenly; the "
+                                          "trial uses DataRate and the first time")])
+def test_the_rate_is_the_headers_unless_the_time_column_steps_evenly_at_another(tmp_path, data_rate, times, rate,
+                                                                                warning):
+    """A header copied from the cameras' rate over resampled data: OpenSim times a TRC by its Time column."""
+    rows = [f"{i + 1}\t{t}\t1\t2\t3\t4\t5\t6" for i, t in enumerate(times.split())]
+    text = trc_text(rows).replace("\n100\t100\t", f"\n{data_rate}\t{data_rate}\t", 1)
+    (tmp_path / "t.trc").write_text(text)
+    trial = load_trial(tmp_path / "t.trc")
+    assert trial.rate == pytest.approx(rate)
+    assert [w for w in trial.warnings if "Time column" in w] == ([warning] if warning else [])
+
