@@ -24,7 +24,7 @@ import numpy as np
 from ..errors import InputError
 from .atomic import write_text
 from .conventions import to_z_up
-from .plates import mask_unloaded
+from .plates import UNLOADED_BELOW_N, mask_unloaded
 from .tabular import check_increasing, data_rows, parse_rows, read_lines
 from .trial import ForcePlate
 
@@ -132,19 +132,34 @@ def read_grf_mot(path: str | Path, up_axis: str = "Y") -> tuple[ForcePlate, ...]
                          "choose an OpenSim ground reaction force .mot")
     axes_note = ("axes: GRF file is Y up (OpenSim), rotated +90° about X to Z up: (x, y, z) -> (x, -z, y)"
                  if up_axis == "Y" else "axes: GRF file is Z up, kept")
-    return tuple(_plate(table, stem, rate, up_axis, axes_note, source) for stem in stems)
+    pushes = [_pushes(_vector(table, stem, f"{stem}v", up_axis, source)) for stem in stems]
+    on_plate = sum(pushes) < 0  # what a plate never loaded follows: the file's loaded plates
+    return tuple(_plate(table, stem, rate, up_axis, axes_note, source, push < 0 or (push == 0 and on_plate))
+                 for stem, push in zip(stems, pushes))
 
 
-def _plate(table: Table, stem: str, rate: float, up_axis: str, axes_note: str, source: str) -> ForcePlate:
-    def vector(prefix: str) -> np.ndarray:
-        names = [f"{prefix}{a}" for a in "xyz"]
-        if not set(names) <= set(table.columns):
-            raise InputError(f"{source}: found {stem}vx but not all of {', '.join(names)}",
-                             "a GRF file needs force (v), point (p) and torque columns for every plate")
-        return to_z_up(np.stack([table.column(n) for n in names], axis=1), up_axis)
+def _vector(table: Table, stem: str, prefix: str, up_axis: str, source: str) -> np.ndarray:
+    """The columns ``prefix`` x, y, z (T, 3), world axes."""
+    names = [f"{prefix}{a}" for a in "xyz"]
+    if not set(names) <= set(table.columns):
+        raise InputError(f"{source}: found {stem}vx but not all of {', '.join(names)}",
+                         "a GRF file needs force (v), point (p) and torque columns for every plate")
+    return to_z_up(np.stack([table.column(n) for n in names], axis=1), up_axis)
 
+
+def _pushes(force: np.ndarray) -> int:
+    """+1 where a plate's vertical force points up while loaded, -1 down, 0 never loaded."""
+    vertical = force[:, 2][np.abs(force[:, 2]) >= UNLOADED_BELOW_N]
+    return int(np.sign(vertical.sum()))
+
+
+def _plate(table: Table, stem: str, rate: float, up_axis: str, axes_note: str, source: str,
+           on_plate: bool) -> ForcePlate:
+    """One plate of the file; ``on_plate``: the file holds the force on the plate (pulling the subject down
+    while loaded, against OpenSim's convention, as some exports write it), negated with the free moment to the
+    reaction on the subject, as the C3D reader orients its plates (``c3d``)."""
     name = stem.strip("_") or "ground_force"
-    force, point = vector(f"{stem}v"), vector(f"{stem}p")
+    force, point = (_vector(table, stem, f"{stem}{kind}", up_axis, source) for kind in "vp")
     torque_prefix = next((p for p in (f"{stem}m", stem.replace("force", "torque"), stem.replace("force", "moment"))
                           if f"{p}x" in table.columns), None)
     notes = [f"force plates: read from {source} (N, m, N·m, forces on the subject)", axes_note]
@@ -152,7 +167,11 @@ def _plate(table: Table, stem: str, rate: float, up_axis: str, axes_note: str, s
         free_moment = np.zeros_like(force)
         notes.append(f"{name}: no torque columns, free moment set to zero")
     else:
-        free_moment = vector(torque_prefix)
+        free_moment = _vector(table, stem, torque_prefix, up_axis, source)
+    if on_plate:
+        force, free_moment = -force, -free_moment
+        notes.append(f"{name}: its vertical force points down while loaded, so the file holds the force on the "
+                     "plate; negated to the reaction on the subject")
     cop, free_moment = mask_unloaded(force, point, free_moment)
     notes.append(f"{name}: the file gives no plate outline (OpenSim GRF columns may combine several plates)")
     return ForcePlate(name=name, corners=np.full((4, 3), np.nan), rate=float(rate), start_time=float(table.time[0]),

@@ -100,3 +100,24 @@ def test_grf_file_without_force_columns_is_refused(tmp_path):
     path = write_table(Table(("time", "knee"), np.array([[0.0, 1.0], [0.01, 2.0]])), tmp_path / "ik.mot")
     with pytest.raises(InputError, match="no force columns"):
         read_grf_mot(path)
+
+
+def test_a_grf_file_of_forces_on_the_plates_is_turned_to_the_reactions(shared_data, tmp_path):
+    """Some exports write the force on the plate, against OpenSim's convention: a floor only pushes the subject
+    up, so a plate pulling down while loaded is negated (force and free moment), and a plate never loaded
+    follows the file's loaded ones."""
+    table = read_table(shared_data / "subject4_walking1_grf.mot")
+    data = table.data.copy()
+    for j, name in enumerate(table.columns):
+        if name.startswith("ground_force_") and name[-2] in "vm" or name.startswith("ground_torque_"):
+            data[:, j] = -data[:, j]
+    data = np.c_[data, np.zeros((len(data), 9))]  # a third plate, never loaded
+    columns = table.columns + tuple(f"ground_force_3_{k}{a}" for k in "vpm" for a in "xyz")
+    path = write_table(replace(table, columns=columns, data=data), tmp_path / "on_plates.mot")
+    original, turned = read_grf_mot(shared_data / "subject4_walking1_grf.mot"), read_grf_mot(path)
+    for ours, theirs in zip(original, turned):
+        np.testing.assert_allclose(theirs.force, ours.force)
+        np.testing.assert_allclose(theirs.free_moment, ours.free_moment, equal_nan=True)
+        assert any("holds the force on the plate; negated" in note for note in theirs.notes)
+    assert any("holds the force on the plate" in note for note in turned[2].notes)
+    assert not any("negated" in note for plate in original for note in plate.notes)
