@@ -20,7 +20,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..errors import InputError
-from .plausibility import check_plate_times
+from .plausibility import check_plate_times, cop_unit
 from .trial import ForcePlate, PlateSamples, Trial
 
 #: Vertical force [N] below which a plate counts as unloaded (COP NaN, free moment 0).
@@ -85,9 +85,24 @@ def attach_plates(trial: Trial, plates: Iterable[ForcePlate]) -> Trial:
     if trial.plates:
         warnings += (f"The {len(trial.plates)} force plates read with the trial were replaced by the "
                      f"{len(plates)} attached ones",)
-    notes = tuple(dict.fromkeys(n for p in plates for n in p.notes)) + (plate_note(plates, trial.rate),)
-    return replace(trial, plates=plates, plate_samples=plate_samples(plates, times, trial.rate),
-                   conversions=trial.conversions + notes, warnings=warnings)
+    samples = plate_samples(plates, times, trial.rate)
+    placed, unit_notes = [], []
+    for p, plate in enumerate(plates):
+        factor, warning = cop_unit(plate.name, samples.cop[:, p], trial.markers)
+        warnings += (warning,) if warning else ()
+        if factor != 1.0:
+            unit = "mm" if factor == 0.001 else "cm"
+            unit_notes.append(f"{plate.name}: its centre of pressure lies under the feet in {unit}, not in metres "
+                              f"(OpenSim's unit): read in {unit}, its free moment in N·{unit}")
+            plate = replace(plate, cop=plate.cop * factor, free_moment=plate.free_moment * factor)
+        placed.append(plate)
+    if unit_notes:
+        plates = tuple(placed)
+        samples = plate_samples(plates, times, trial.rate)
+    notes = (tuple(dict.fromkeys(n for p in plates for n in p.notes)) + tuple(unit_notes)
+             + (plate_note(plates, trial.rate),))
+    return replace(trial, plates=plates, plate_samples=samples, conversions=trial.conversions + notes,
+                   warnings=warnings)
 
 
 def quiet_standing_weight(trial: Trial) -> float | None:

@@ -5,7 +5,9 @@
 - ``check_plate_times``: the plates' time base against the markers' (a GRF file timed in milliseconds looks
   like a 1 Hz recording);
 - ``check_plate_signs``: plates of one type share their amplifiers' sign convention, so if one of them had to
-  be negated to push the subject up and another not, one is set up wrong.
+  be negated to push the subject up and another not, one is set up wrong;
+- ``cop_unit``: a loaded plate's centre of pressure lies under a foot, so one hundreds of metres from every
+  marker was written in millimetres (or centimetres) and read as metres.
 
 Body size and mass against the calibrated model are checked in ``solver.plausibility``.
 """
@@ -27,6 +29,11 @@ SPAN_MARKERS = 8
 MIN_PLATE_RATE_HZ = 10.0
 #: Plates covering less than this fraction of the markers' time span are worth a warning.
 MIN_COVERAGE = 0.5
+#: A loaded plate's centre of pressure lies under a foot: within this [m] of the nearest marker, seen from above
+#: (median over the frames it is loaded: 0.8-4 cm on the shared trials); read in the wrong unit it lies hundreds
+#: of metres off, and in the right one within ``COP_FITS_M`` (a centre of pressure off the subject, scaled down
+#: toward the lab's origin, lands 0.11-1.7 m from the nearest marker on those trials).
+COP_NEAR_M, COP_FITS_M = 1.0, 0.08
 
 
 def fitting_unit(scale: float, size: float, typical: float) -> str | None:
@@ -92,3 +99,31 @@ def check_plate_signs(names: list[str], types: list[int], negated: list[bool | N
                             "the sign, CORNERS or zero of one of them is wrong, so their forces and a body mass "
                             f"from them are suspect; check the plates' setup, or set {option('mass', hint='kg')}")
     return warnings
+
+
+def cop_distance(cop: np.ndarray, markers: np.ndarray) -> float:
+    """Median over frames of the distance [m] seen from above from a plate's centre of pressure ``cop`` (T, 3),
+    NaN while unloaded, to the nearest of ``markers`` (T, M, 3); NaN if never loaded beside a marker."""
+    frames = np.flatnonzero(np.isfinite(cop).all(axis=1) & np.isfinite(markers).all(axis=2).any(axis=1))
+    frames = frames[::max(1, frames.size // 500)]
+    if not frames.size:
+        return float("nan")
+    gap = np.linalg.norm(markers[frames, :, :2] - cop[frames, None, :2], axis=2)
+    return float(np.median(np.nanmin(gap, axis=1)))
+
+
+def cop_unit(name: str, cop: np.ndarray, markers: np.ndarray) -> tuple[float, str | None]:
+    """The factor (1, 0.01 or 0.001) that puts plate ``name``'s centre of pressure ``cop`` (T, 3) [m as read]
+    under the subject's feet (``markers`` (T, M, 3) [m]), and a warning where none does (the plates are not in
+    the markers' frame)."""
+    distance = cop_distance(cop, markers)
+    if not distance > COP_NEAR_M:
+        return 1.0, None
+    fits = {factor: cop_distance(cop * factor, markers) for factor in (0.01, 0.001)}
+    factor = min(fits, key=fits.get)
+    if fits[factor] < COP_FITS_M:
+        return factor, None
+    return 1.0, (f"Force plate {name!r}'s centre of pressure lies {distance:.3g} m from the nearest marker while "
+                 "loaded (median): the plates and the markers are not in one lab frame, so the torques and a body "
+                 f"mass from the plates are wrong; check {option('grf', hint='path')} against the markers' axes")
+

@@ -121,3 +121,33 @@ def test_a_grf_file_of_forces_on_the_plates_is_turned_to_the_reactions(shared_da
         assert any("holds the force on the plate; negated" in note for note in theirs.notes)
     assert any("holds the force on the plate" in note for note in turned[2].notes)
     assert not any("negated" in note for plate in original for note in plate.notes)
+
+
+@pytest.mark.parametrize("scale, shift, note, warning", [
+    (1.0, 0.0, None, None),
+    (1000.0, 0.0, "ground_force_1: its centre of pressure lies under the feet in mm, not in metres (OpenSim's "
+                  "unit): read in mm, its free moment in N·mm", None),
+    (100.0, 0.0, "ground_force_1: its centre of pressure lies under the feet in cm", None),
+    (1.0, 40.0, None, "Force plate 'ground_force_1''s centre of pressure lies 39.8 m from the nearest marker while "
+                      "loaded (median): the plates and the markers are not in one lab frame")])
+def test_a_centre_of_pressure_in_another_unit_or_frame_is_found_by_the_feet(shared_data, tmp_path, scale, shift,
+                                                                            note, warning):
+    """The plates' centre of pressure lies 1-4 cm from the nearest marker on every shared trial; written in mm or
+    cm it lies hundreds of metres off and is read in that unit; moved off the subject it gets a warning."""
+    table = read_table(shared_data / "subject4_walking1_grf.mot")
+    data = table.data.copy()
+    for j, name in enumerate(table.columns):
+        if name.startswith("ground_force_1_p") or name.startswith("ground_force_1_m"):
+            data[:, j] = data[:, j] * scale + (shift if name.endswith("px") else 0.0)
+    path = write_table(replace(table, data=data), tmp_path / "plates.mot")
+    trial = load_trial(shared_data / "subject4_walking1.trc")
+    expected, attached = attach_plates(trial, read_grf_mot(shared_data / "subject4_walking1_grf.mot")), \
+        attach_plates(trial, read_grf_mot(path))
+    if note:
+        assert any(c.startswith(note) for c in attached.conversions)
+        np.testing.assert_allclose(attached.plate_samples.cop, expected.plate_samples.cop, atol=1e-9)
+        np.testing.assert_allclose(attached.plate_samples.free_moment, expected.plate_samples.free_moment, atol=1e-9)
+    else:
+        assert not any("centre of pressure lies under the feet" in c for c in attached.conversions)
+    placed = [w for w in attached.warnings if "centre of pressure lies" in w]
+    assert len(placed) == (warning is not None) and all(w.startswith(warning) for w in placed)
