@@ -75,13 +75,15 @@ def read_c3d(path: Path, options: ImportOptions) -> Trial:
     markers = np.moveaxis(points[:3], (0, 1, 2), (2, 1, 0)).astype(np.float64)  # (T, M, 3)
     flagged = c3d["data"]["meta_points"]["residuals"][0].T < 0  # (T, M)
     markers[flagged] = np.nan
+    labels, markers, flagged, outputs_note = _without_model_outputs(point, _labels(point, n_markers), markers,
+                                                                    flagged, source)
     units = _value(point, "UNITS", None)
     scale, units_note = length_scale(units, options.units, "POINT:UNITS", source)
     screen = str(_value(point, "Y_SCREEN", "")).strip()
     axis = screen.upper().lstrip("+")
     up_axis, axes_note, warnings = resolve_up_axis(options.up_axis, axis if axis in ("Y", "Z") else None,
                                                    f"POINT:Y_SCREEN {screen!r}", markers)
-    conversions = [units_note, axes_note]
+    conversions = [units_note, axes_note] + ([outputs_note] if outputs_note else [])
     if flagged.any():
         conversions.append(f"samples: {flagged.sum()} marker samples flagged invalid by the capture system "
                            "(negative residual) read as missing")
@@ -93,7 +95,7 @@ def read_c3d(path: Path, options: ImportOptions) -> Trial:
         types = layout.numbers("FORCE_PLATFORM", "TYPE")
         plates, plate_warnings = _plates(c3d, [int(t) for t in types], scale, up_axis, start_time)
         warnings += plate_warnings
-    return assemble_trial(source, _labels(point, n_markers), markers, rate, start_time, scale=scale,
+    return assemble_trial(source, labels, markers, rate, start_time, scale=scale,
                           up_axis=up_axis, options=options, conversions=conversions, warnings=warnings,
                           plates=plates, metadata={"format": "c3d", "file_units": units, "file_up_axis": up_axis,
                                                    "point_descriptions": _descriptions(point, n_markers)})
@@ -166,6 +168,30 @@ def _labels(point: dict, n_markers: int, name: str = "LABELS") -> list[str]:
         labels += list(point[f"{name}{i}"]["value"])
         i += 1
     return ([_text(label) if isinstance(label, str) else "" for label in labels] + [""] * n_markers)[:n_markers]
+
+
+#: POINT parameters that list a model's outputs stored as points (Vicon's Plug-in Gait: joint angles, forces,
+#: moments and powers), not markers.
+MODEL_OUTPUTS = ("ANGLES", "FORCES", "MOMENTS", "POWERS", "REACTIONS", "SCALARS")
+
+
+def _without_model_outputs(point: dict, labels: list[str], markers: np.ndarray, flagged: np.ndarray, source: str
+                           ) -> tuple[list[str], np.ndarray, np.ndarray, str | None]:
+    """The points that ``MODEL_OUTPUTS`` do not name (labels, markers (T, M, 3), flagged (T, M)), and a note of
+    those left out (None: none)."""
+    names = [value for group in MODEL_OUTPUTS for value in point.get(group, {}).get("value", [])]
+    outputs = {_text(name).strip() for name in names if isinstance(name, str) and name.strip()}
+    kept = [i for i, label in enumerate(labels) if label.strip() not in outputs]
+    if len(kept) == len(labels):
+        return labels, markers, flagged, None
+    if not kept:
+        raise InputError(f"{source} holds only model outputs (POINT:ANGLES, FORCES, MOMENTS, POWERS, SCALARS), "
+                         "no markers", "export the trial with its marker trajectories")
+    left = [label.strip() for label in labels if label.strip() in outputs]
+    note = (f"model outputs: {len(left)} points that POINT:ANGLES, FORCES, MOMENTS, POWERS, REACTIONS or SCALARS "
+            f"name ({', '.join(left[:4])}{', ...' if len(left) > 4 else ''}) are a model's results, not markers: "
+            "left out")
+    return [labels[i] for i in kept], markers[:, kept], flagged[:, kept], note
 
 
 def _descriptions(point: dict, n_markers: int) -> dict[str, str]:

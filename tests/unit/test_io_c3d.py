@@ -182,3 +182,29 @@ def test_c3d_over_65535_frames_round_trips_every_frame(tmp_path):
     back = load_trial(write_c3d(Trial("long", ("A",), markers, 1000.0), tmp_path / "long.c3d"))
     assert back.n_frames == 70_000
     np.testing.assert_allclose(back.markers, markers, atol=1e-6)
+
+
+def test_a_models_outputs_stored_as_points_are_not_markers(shared_data, tmp_path):
+    """Vicon's Plug-in Gait stores joint angles, moments and powers as POINTs that POINT:ANGLES, MOMENTS, POWERS
+    ... name: they are left out of the markers, and the report says so."""
+    original = ezc3d.c3d(str(shared_data / "cmu_dribble_shoot_basketball.c3d"))
+    points = original["data"]["points"]
+    n_frames = points.shape[2]
+    outputs = {"LHipAngles": "ANGLES", "RKneeMoment": "MOMENTS", "LAnklePower": "POWERS"}
+    values = np.stack([np.stack([30 * np.sin(np.arange(n_frames) / 50.0)] * 3) for _ in outputs], axis=1)
+    c3d = ezc3d.c3d()
+    for name in ("RATE", "UNITS"):
+        c3d["parameters"]["POINT"][name]["value"] = original["parameters"]["POINT"][name]["value"]
+    labels = list(original["parameters"]["POINT"]["LABELS"]["value"])
+    c3d["parameters"]["POINT"]["LABELS"]["value"] = labels[:3] + list(outputs) + labels[3:]
+    for label, group in outputs.items():
+        c3d.add_parameter("POINT", group, [label])
+    c3d["data"]["points"] = np.concatenate([points[:, :3], np.r_[values, np.ones((1, 3, n_frames))], points[:, 3:]],
+                                           axis=1)
+    c3d.write(str(tmp_path / "with_outputs.c3d"))
+    trial = load_trial(tmp_path / "with_outputs.c3d")
+    plain = load_trial(shared_data / "cmu_dribble_shoot_basketball.c3d")
+    assert trial.labels == plain.labels
+    np.testing.assert_allclose(trial.markers, plain.markers, atol=1e-4, equal_nan=True)
+    assert ("model outputs: 3 points that POINT:ANGLES, FORCES, MOMENTS, POWERS, REACTIONS or SCALARS name "
+            "(LHipAngles, RKneeMoment, LAnklePower) are a model's results, not markers: left out") in trial.conversions
