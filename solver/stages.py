@@ -28,6 +28,7 @@ from typing import Callable
 
 from .contact import compare_moments_with_plates, compare_with_plates, estimate_contact, with_unmeasured_support
 from .contact.plate_mass import disagreement, mass_from_plates
+from .contact.plate_timing import timing_warning
 from .dynamics import inverse_dynamics, plate_forces
 from .dynamics.derivatives import motion_derivatives
 from .errors import InputError, ModelError, option
@@ -225,6 +226,8 @@ def _contact(path, state: dict, options: PipelineOptions, progress: Progress) ->
     plate_mass = mass_from_plates(contact, comparison) if comparison is not None else None
     if plate_mass is not None and (warning := disagreement(plate_mass, contact.model.total_mass,
                                                            contact.model.mass_source)):
+        comparison = replace(comparison, warnings=comparison.warnings + (warning,))
+    if comparison is not None and (warning := timing_warning(comparison)):
         comparison = replace(comparison, warnings=comparison.warnings + (warning,))
     with_plates, with_support = state.get("dynamics_with_plates"), None
     if comparison is not None and with_plates is not None:
