@@ -261,6 +261,9 @@ class MOCAP_DYNAMICS_PT_contact(_SubStep, bpy.types.Panel):
                 moments, where = found
                 box.label(text=f"Joint moments vs plates ({where}): r {figure(moments.get('mean_r'), '.2f')}, "
                                f"RMSE {figure(moments.get('mean_rmse_nm_per_kg'), '.2f')} N·m/kg")
+        for lines in (contact.get("warnings", []), plates.get("warnings", []) if plates else []):
+            for line in lines:  # a trial ending mid-impact; the plates out of time, or giving another body mass
+                box.label(text=line, icon="ERROR")
 
 
 class MOCAP_DYNAMICS_PT_zero_gravity(_SubStep, bpy.types.Panel):

@@ -272,3 +272,22 @@ def test_no_folder_chosen_writes_beside_the_saved_blend_file_or_is_refused(walki
     assert bpy.ops.mocap_dynamics.render_overlay() == {"FINISHED"}
     written = {p.name for p in tmp_path.iterdir()}
     assert {"subject4_walking1_angles.mot", "subject4_walking1_still_0001.png"} <= written, written
+
+
+def test_plates_out_of_time_are_told_in_the_contact_step(scene, package, shared_data, tmp_path):
+    """DJ3 with its GRF file's time column 50 ms late: the contact step's stored figures, which the sidebar's
+    Contact panel lists, carry the warning with the offset."""
+    mot = importlib.import_module(f"{package.__name__}.solver.io.mot")
+    shutil.copy(shared_data / "subject4_DJ3.trc", tmp_path)
+    table = mot.read_table(shared_data / "subject4_DJ3_grf.mot")
+    data = table.data.copy()
+    data[:, 0] += 0.05
+    mot.write_table(type(table)(table.columns, data, table.header, table.in_degrees, table.name),
+                    tmp_path / "subject4_DJ3_grf.mot")
+    assert bpy.ops.mocap_dynamics.import_markers(filepath=str(tmp_path / "subject4_DJ3.trc")) == {"FINISHED"}
+    assert bpy.ops.mocap_dynamics.build_armature() == {"FINISHED"}
+    trial_collection = bpy.context.scene.mocap_dynamics.active_trial
+    assert bpy.ops.mocap_dynamics.reconstruct() == {"FINISHED"}
+    assert bpy.ops.mocap_dynamics.estimate_contact() == {"FINISHED"}
+    warnings = trial_collection["mocap_dynamics"].to_dict()["contact"]["plates"]["warnings"]
+    assert any(w.startswith("The force plates run 50 ms behind the markers") for w in warnings)
