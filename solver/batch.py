@@ -71,8 +71,9 @@ SUFFIXES = (".c3d", ".trc")
 CONNECT_TIMEOUT = 10
 #: Seconds a stopped trial gets between SIGTERM (clean up and exit) and SIGKILL.
 GRACE_S = 10.0
-#: The summary's columns: figures from each trial's report.json (empty where the trial has none).
-COLUMNS = ("trial", "status", "message", "input", "frames", "mass_kg", "mass_source", "marker_rms_mm",
+#: The summary's columns: figures from each trial's report.json (empty where the trial has none); ``warnings``
+#: every warning of the report (the trial's, the model's, the contact's and the plates'), joined by " | ".
+COLUMNS = ("trial", "status", "message", "warnings", "input", "frames", "mass_kg", "mass_source", "marker_rms_mm",
            "converged_percent", "cutoff_hz", "root_force_no_contact_percent_bw", "root_force_with_plates_percent_bw",
            "root_force_with_plates_and_estimate_percent_bw", "torques_with", "surfaces", "floor_tilt_deg",
            "explained_force_percent", "root_force_with_contact_percent_bw", "flight_root_force_percent_bw",
@@ -365,7 +366,9 @@ def report_figures(report: Report) -> dict:
     rms = get("reconstruction", "marker_rms_m")
     timings = report.get("timings_s", {})
     source, surfaces = get("model", "mass_source"), get("contact", "surfaces")
-    return {"frames": get("trial", "frames"), "mass_kg": get("model", "mass_kg"),
+    warned = [get(*where, "warnings") or [] for where in (("trial",), ("model",), ("contact",), ("contact", "plates"))]
+    return {"warnings": " | ".join(w for group in warned for w in group) or None,
+            "frames": get("trial", "frames"), "mass_kg": get("model", "mass_kg"),
             "mass_source": None if source is None else source.split(" (")[0],
             "marker_rms_mm": None if rms is None else 1000.0 * rms,
             "converged_percent": get("reconstruction", "converged_percent"),

@@ -63,6 +63,9 @@ def test_good_trials_have_their_outputs_and_figures(local_run):
         assert row["status"] == "ok" and row["message"] == ""
         report = json.loads((out / name / "report.json").read_text())
         assert int(row["frames"]) == report["trial"]["frames"] == 300
+        warned = report["trial"]["warnings"] + report["model"]["warnings"] + report["contact"].get("warnings", []) \
+            + report["contact"].get("plates", {}).get("warnings", [])
+        assert row["warnings"] == " | ".join(warned)
         assert float(row["converged_percent"]) == 100.0 and 0 < float(row["marker_rms_mm"]) < 10
         without = float(row["root_force_no_contact_percent_bw"])
         explained = float(row["explained_force_percent"])
