@@ -53,7 +53,7 @@ from .atomic import atomic_path
 from .c3d_layout import check_c3d
 from .c3d_layout import plate_problem as plate_problem_of
 from .conventions import ImportOptions, length_scale, resolve_up_axis, to_z_up
-from .plates import UNLOADED_BELOW_N, mask_unloaded
+from .plates import UNLOADED_BELOW_N, mask_unloaded, pushing
 from .plausibility import check_plate_signs
 from .trial import ForcePlate, Trial
 
@@ -216,8 +216,7 @@ def _plates(c3d, types: list[int], scale: float, up_axis: str,
     measured = []
     for i, p in enumerate(platforms):
         force = to_z_up(p["force"].T.astype(np.float64), up_axis)
-        vertical = force[:, 2][np.abs(force[:, 2]) >= UNLOADED_BELOW_N]
-        measured.append((f"FP{i + 1}", p, force, np.sign(vertical.sum())))  # +1 up, -1 down, 0 never loaded
+        measured.append((f"FP{i + 1}", p, force, pushing(force)))
 
     def stores_reaction(kind: int | None) -> bool:  # what a never-loaded plate of type ``kind`` follows
         same = [sign for (*_, sign), t in zip(measured, types) if t == kind and sign] or [s for *_, s in measured]

@@ -24,7 +24,7 @@ import numpy as np
 from ..errors import InputError
 from .atomic import write_text
 from .conventions import to_z_up
-from .plates import UNLOADED_BELOW_N, mask_unloaded
+from .plates import mask_unloaded, pushing
 from .tabular import check_increasing, data_rows, parse_rows, read_lines
 from .trial import ForcePlate
 
@@ -132,10 +132,11 @@ def read_grf_mot(path: str | Path, up_axis: str = "Y") -> tuple[ForcePlate, ...]
                          "choose an OpenSim ground reaction force .mot")
     axes_note = ("axes: GRF file is Y up (OpenSim), rotated +90° about X to Z up: (x, y, z) -> (x, -z, y)"
                  if up_axis == "Y" else "axes: GRF file is Z up, kept")
-    pushes = [_pushes(_vector(table, stem, f"{stem}v", up_axis, source)) for stem in stems]
+    forces = [_vector(table, stem, f"{stem}v", up_axis, source) for stem in stems]
+    pushes = [pushing(force) for force in forces]
     on_plate = sum(pushes) < 0  # what a plate never loaded follows: the file's loaded plates
-    return tuple(_plate(table, stem, rate, up_axis, axes_note, source, push < 0 or (push == 0 and on_plate))
-                 for stem, push in zip(stems, pushes))
+    return tuple(_plate(table, stem, force, rate, up_axis, axes_note, source, push < 0 or (push == 0 and on_plate))
+                 for stem, force, push in zip(stems, forces, pushes))
 
 
 def _vector(table: Table, stem: str, prefix: str, up_axis: str, source: str) -> np.ndarray:
@@ -147,19 +148,13 @@ def _vector(table: Table, stem: str, prefix: str, up_axis: str, source: str) -> 
     return to_z_up(np.stack([table.column(n) for n in names], axis=1), up_axis)
 
 
-def _pushes(force: np.ndarray) -> int:
-    """+1 where a plate's vertical force points up while loaded, -1 down, 0 never loaded."""
-    vertical = force[:, 2][np.abs(force[:, 2]) >= UNLOADED_BELOW_N]
-    return int(np.sign(vertical.sum()))
-
-
-def _plate(table: Table, stem: str, rate: float, up_axis: str, axes_note: str, source: str,
+def _plate(table: Table, stem: str, force: np.ndarray, rate: float, up_axis: str, axes_note: str, source: str,
            on_plate: bool) -> ForcePlate:
-    """One plate of the file; ``on_plate``: the file holds the force on the plate (pulling the subject down
-    while loaded, against OpenSim's convention, as some exports write it), negated with the free moment to the
-    reaction on the subject, as the C3D reader orients its plates (``c3d``)."""
+    """One plate of the file, its ``force`` (T, 3) read; ``on_plate``: the file holds the force on the plate
+    (pulling the subject down while loaded, against OpenSim's convention, as some exports write it), negated
+    with the free moment to the reaction on the subject, as the C3D reader orients its plates (``c3d``)."""
     name = stem.strip("_") or "ground_force"
-    force, point = (_vector(table, stem, f"{stem}{kind}", up_axis, source) for kind in "vp")
+    point = _vector(table, stem, f"{stem}p", up_axis, source)
     torque_prefix = next((p for p in (f"{stem}m", stem.replace("force", "torque"), stem.replace("force", "moment"))
                           if f"{p}x" in table.columns), None)
     notes = [f"force plates: read from {source} (N, m, N·m, forces on the subject)", axes_note]

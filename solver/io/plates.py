@@ -38,6 +38,13 @@ def loaded(force: np.ndarray) -> np.ndarray:
         return force[..., 2] >= UNLOADED_BELOW_N
 
 
+def pushing(force: np.ndarray) -> int:
+    """+1 where a plate's vertical force ``force`` (T, 3) points up while loaded (the reaction on the subject),
+    -1 down (the force on the plate), 0 never loaded: how the readers orient a plate from its data."""
+    vertical = force[:, 2][np.abs(force[:, 2]) >= UNLOADED_BELOW_N]
+    return int(np.sign(vertical.sum()))
+
+
 def mask_unloaded(force: np.ndarray, cop: np.ndarray, free_moment: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """COP NaN and free moment zero wherever the plate is unloaded; returns new ``(cop, free_moment)``."""
     on = loaded(force)[..., None]
