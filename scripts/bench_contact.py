@@ -29,6 +29,8 @@
 8. The bouncing ball of §3 (table and mouse pad): recovered parameters.
 9. Trials cut where a recording may begin or end (a drop jump in flight, a sit-to-stand seated, one walking step):
    vertical RMSE and r against the whole trial's over the same frames.
+10. The trials' per-foot plates summed into one plate under both feet (``tests/unit/test_contact_shared_plates.py``):
+   split between the feet, each foot's vertical force and the torques with the plates against the per-foot plates'.
 
 ``--files``: sections 2 and 3 on your own recordings with force plates instead of the trials of
 ``../shared/data`` (a C3D with its plates, or a TRC with its ``NAME_grf.mot`` beside it; ``--static`` calibrates
@@ -399,6 +401,30 @@ def bench_cut(out: Path) -> None:
     print()
 
 
+def bench_one_plate(out: Path) -> None:
+    """One plate under both feet, split between them (``contact.shared_plates``): the body mass, each foot's force
+    [% BW RMS] and the main joint moments with the plates (mean r, worst RMSE [N·m/kg]) against the per-foot plates'."""
+    from mocap_dynamics.solver.contact.compare_moments import compare_moments_with_plates
+    from mocap_dynamics.solver.pipeline import PipelineOptions, run
+    sys.path.insert(0, str(ROOT))
+    from tests.unit.test_contact_shared_plates import one_plate
+    print("   one plate under both feet, split between them, against the per-foot plates:")
+    for name in ("subject4_walking1", "subject4_walking4", "subject4_DJ3", "subject4_STS1", "opencap_video_DJ4",
+                 "opencap_video_walking3"):
+        per_foot = run(SHARED / f"{name}.trc", PipelineOptions(until="contact"))
+        shared = run(one_plate(SHARED, out, name), PipelineOptions(until="contact"))
+        measured, weight = per_foot.plate_comparison.measured_feet, per_foot.contact.body_weight
+        gap = (shared.plate_comparison.measured_feet - measured) / weight
+        loaded = np.nansum(measured[..., 2], 1) > 0.05 * weight
+        moments = compare_moments_with_plates(shared.dynamics_with_plates, per_foot.dynamics_with_plates,
+                                              per_foot.plate_comparison.plates_see_all).summary()
+        print(f"      {name}: mass {shared.model.total_mass:.1f} kg ({per_foot.model.total_mass:.1f}); per foot "
+              f"{100 * np.sqrt(np.nanmean(gap[loaded, :, 2] ** 2)):.1f} % BW vertical, "
+              f"{100 * np.sqrt(np.nanmean(np.sum(gap[loaded, :, :2] ** 2, -1))):.1f} horizontal; moments mean r "
+              f"{moments['mean_r']:.3f}, RMSE up to "
+              f"{max(m['rmse_nm_per_kg'] for m in moments['moments'].values()):.3f} N·m/kg")
+
+
 def bench_ball() -> None:
     from mocap_dynamics.solver.contact import Material, Surface, estimate_ball, simulate_ball
 
@@ -417,7 +443,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "out" / "bench_contact"), help="folder for the plots")
     parser.add_argument("--trials", nargs="*", help="names of the trials to run (default: all)")
-    parser.add_argument("--sections", nargs="*", type=int, default=list(range(1, 10)),
+    parser.add_argument("--sections", nargs="*", type=int, default=list(range(1, 11)),
                         help="the numbered sections of this docstring to run (default: all)")
     parser.add_argument("--files", nargs="+", type=Path, metavar="TRIAL",
                         help="your own recordings with force plates instead of ../shared/data (sections 2 and 3)")
@@ -461,7 +487,7 @@ def main() -> None:
             if static is None and (SHARED / file).is_file() and (not args.trials or name in args.trials):
                 print(f"      {name}: {springs_figures(file)}")
     for number, section in ((4, bench_treadmill), (5, bench_turned), (6, bench_recaptured), (7, bench_lower_body),
-                            (9, bench_cut)):
+                            (9, bench_cut), (10, bench_one_plate)):
         if number in sections:
             section(out)
     if 8 in sections:

@@ -26,7 +26,8 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Callable
 
-from .contact import compare_moments_with_plates, compare_with_plates, estimate_contact, with_unmeasured_support
+from .contact import compare_moments_with_plates, compare_splitting, estimate_contact, with_split_plates, \
+    with_unmeasured_support
 from .contact.plate_mass import disagreement, mass_from_plates
 from .contact.plate_timing import timing_warning
 from .dynamics import inverse_dynamics, plate_forces
@@ -197,7 +198,7 @@ def _dynamics(path, state: dict, options: PipelineOptions, progress: Progress) -
     outputs = {"dynamics": inverse_dynamics(motion, derivatives=derived)}
     if model.mass_source.startswith("assumed") and trial.plates:
         contact = estimate_contact(motion, dynamics=outputs["dynamics"])
-        found = mass_from_plates(contact, compare_with_plates(contact, trial))
+        found = mass_from_plates(contact, compare_splitting(contact, trial)[1])
         if found is not None:
             model = with_body_mass(model, found.mass, found.source)
             motion = replace(motion, model=model)
@@ -221,15 +222,18 @@ def _contact(path, state: dict, options: PipelineOptions, progress: Progress) ->
     progress(0.0, "estimating ground contact from the motion")
     contact = estimate_contact(state["motion"], dynamics=state["dynamics"], forces=options.contact_forces,
                                surfaces=options.surfaces)
-    trial = state["trial"]
-    comparison = compare_with_plates(contact, trial) if trial.plates else None
+    trial, with_plates, comparison = state["trial"], state.get("dynamics_with_plates"), None
+    if trial.plates:
+        trial, comparison = compare_splitting(contact, trial)  # a plate under both feet: split between them
+        if trial is not state["trial"] and with_plates is not None:
+            with_plates = with_split_plates(with_plates, trial, state["motion"])
     plate_mass = mass_from_plates(contact, comparison) if comparison is not None else None
     if plate_mass is not None and (warning := disagreement(plate_mass, contact.model.total_mass,
                                                            contact.model.mass_source)):
         comparison = replace(comparison, warnings=comparison.warnings + (warning,))
     if comparison is not None and (warning := timing_warning(comparison)):
         comparison = replace(comparison, warnings=comparison.warnings + (warning,))
-    with_plates, with_support = state.get("dynamics_with_plates"), None
+    with_support = None
     if comparison is not None and with_plates is not None:
         comparison = replace(comparison, moments=compare_moments_with_plates(contact.dynamics, with_plates,
                                                                              comparison.plates_see_all))
@@ -237,7 +241,10 @@ def _contact(path, state: dict, options: PipelineOptions, progress: Progress) ->
     progress(1.0, contact.headline)
     if with_support is not None:
         progress(1.0, f"joint torques with the {with_support.options['external']}")
-    return {"contact": contact, "plate_comparison": comparison, "dynamics_with_support": with_support}
+    outputs = {"contact": contact, "plate_comparison": comparison, "dynamics_with_support": with_support}
+    if with_plates is not state.get("dynamics_with_plates"):
+        outputs["dynamics_with_plates"] = with_plates
+    return outputs
 
 
 def _zero_gravity(path, state: dict, options: PipelineOptions, progress: Progress) -> dict:

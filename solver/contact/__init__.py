@@ -11,6 +11,8 @@
   (``compare_moments_with_plates``).
 - ``flight``: the root force the motion needs where no body point is near a surface (``Contact.flight``): zero
   for exact kinematics, the motion's own check of its forces without plates.
+- ``shared_plates``: a plate under both feet split between them by its centre of pressure
+  (``compare_splitting``), and the torques with it (``with_split_plates``).
 - ``unmeasured``: the torques with the measured plates and, on surfaces no plate measures (a box, a seat), the
   estimated contact (``with_unmeasured_support``).
 - ``export``: the estimated GRF per contact body as an OpenSim GRF .mot table (``grf_table``).
@@ -29,6 +31,7 @@ from .export import grf_table
 from .model import ContactConstants, Material, Plane, Surface, contact_forces, point_motion, resting_distance, \
     segment_wrenches
 from .per_frame import PerFrameOptions
+from .shared_plates import compare_splitting, with_split_plates
 from .unmeasured import unmeasured_support, with_unmeasured_support
 from .simulate import ContactSimulation, PoseController, simulate_contact
 
@@ -36,7 +39,8 @@ __all__ = [
     "FORCE_MODELS", "SURFACE_MODELS", "BallEstimate", "BallTrajectory", "Bounds", "Contact", "ContactConstants",
     "ContactEvent", "ContactSimulation", "Material", "MomentComparison", "Optimisation", "Patch", "PerFrameOptions",
     "Plane", "PlateComparison", "PoseController", "Start", "Surface", "compare_moments_with_plates",
-    "compare_with_plates", "contact_forces",
+    "compare_splitting", "compare_with_plates", "contact_forces",
     "default_dynamics", "estimate_ball", "estimate_contact", "grf_table", "point_motion", "resting_distance",
-    "segment_wrenches", "simulate_ball", "simulate_contact", "unmeasured_support", "with_unmeasured_support",
+    "segment_wrenches", "simulate_ball", "simulate_contact", "unmeasured_support",
+    "with_split_plates", "with_unmeasured_support",
 ]

@@ -23,8 +23,9 @@ The plates are only compared with, never used by the estimate. Matching:
 - a plate only sees the feet on it, so the forces are compared on *covered*
   frames only: every foot stance overlaps a plate stance of its foot (no
   loaded foot off the plates), every plate has data and the frame a pose.
-  A plate under both feet at once (combined plates) cannot be split between
-  them: it goes to the nearer foot, and a warning says so. A foot that stands
+  A plate under both feet at once (combined plates) goes to the nearer foot
+  here, with a warning; the pipeline splits it between them first
+  (``shared_plates``). A foot that stands
   partly off the plate of its stance (its estimated load outside the plate's
   outline and those of the other plates measuring it meanwhile, ``PARTLY_OFF``)
   is measured only in part: its stance is not covered either, and a warning
@@ -71,11 +72,10 @@ SINGLE_SUPPORT = 0.5
 OFF_PLATES = 0.02
 #: A plate measures a raised surface (a box standing on it) when its COP lies this far [m] inside its sides.
 UNDER_BOX = 0.02
-#: A plate carries both feet when, in the frames (at least this long [s]) in which the estimate has each foot carry
-#: this fraction of the body weight on the plates' surfaces, it measures over this share of their sum (median).
-BOTH_FEET = 0.25
-WHOLE_SHARE = 0.8
-MIN_SHARED_S = 0.1
+#: A plate carries both feet when, in the frames (at least ``MIN_SHARED_S`` [s]) in which the estimate has each foot
+#: carry ``BOTH_FEET`` of the body weight on the plates' surfaces, it measures over ``WHOLE_SHARE`` of their sum
+#: (median; a plate under one foot measures that foot's share).
+BOTH_FEET, WHOLE_SHARE, MIN_SHARED_S = 0.25, 0.8, 0.1
 #: Frames of the estimate and of the trial match if their times differ by less than this fraction of a frame.
 TIME_TOLERANCE = 0.01
 #: A foot stands partly off the plate of its stance when this share of its estimated load or more rests on contact
@@ -438,20 +438,26 @@ def _contact_events(measured: list[tuple[int, int, int]], estimated: list[tuple[
     return events
 
 
-def _under_both_feet(trial: Trial, force: np.ndarray, on_plates: np.ndarray, body_weight: float) -> tuple[str, ...]:
-    """A warning per plate that carries both feet at once (one column set for both, combined plates): where the
-    estimate has each foot carry ``BOTH_FEET`` of the body weight or more on the plates' surfaces, the plate
-    measures nearly their sum (a plate under one foot, that foot's share)."""
+def shared_plates(trial: Trial, force: np.ndarray, on_plates: np.ndarray, body_weight: float) -> list[int]:
+    """The plates (indices) that carry both feet at once, from the plates' ``force`` (T, P, 3) and the estimate's
+    force on each foot on the plates' surfaces ``on_plates`` (T, 2, 3), on the same frames."""
     if on_plates.shape[1] != 2:
-        return ()
+        return []
     with np.errstate(invalid="ignore", divide="ignore"):
         both = (on_plates[..., 2] > BOTH_FEET * body_weight).all(1)
         share = force[..., 2] / on_plates[..., 2].sum(1)[:, None]  # (T, P)
     out = []
-    for p, plate in enumerate(trial.plates):
+    for p in range(force.shape[1]):
         shared = both & np.isfinite(share[:, p])
         if shared.sum() >= MIN_SHARED_S * trial.rate and np.median(share[shared, p]) > WHOLE_SHARE:
-            out.append(f"force plate {plate.name!r} carries both feet at once: its load goes to the foot nearest "
-                       "its centre of pressure, so double support is not compared and the torques with the plates "
-                       "put both feet's load on one foot; give the plates one per foot")
-    return tuple(out)
+            out.append(p)
+    return out
+
+
+def _under_both_feet(trial: Trial, force: np.ndarray, on_plates: np.ndarray, body_weight: float) -> tuple[str, ...]:
+    """A warning per plate that carries both feet at once (``shared_plates``); the pipeline splits such a plate
+    between them first (``contact.shared_plates``)."""
+    return tuple(f"force plate {trial.plates[p].name!r} carries both feet at once: its load goes to the foot nearest "
+                 "its centre of pressure, so double support is not compared and the torques with the plates put both "
+                 "feet's load on one foot; compare with contact.shared_plates.compare_splitting, or give the plates "
+                 "one per foot" for p in shared_plates(trial, force, on_plates, body_weight))

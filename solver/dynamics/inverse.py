@@ -88,6 +88,14 @@ class ExternalForces:
     def none(cls, n_frames: int) -> "ExternalForces":
         return cls(np.zeros(0, dtype=np.int64), np.zeros((n_frames, 0, 3)), np.zeros((n_frames, 0, 3)))
 
+    def on_frames(self, options: dict, n_frames: int) -> "ExternalForces":
+        """These forces, sampled on a motion's frames, cut to the ``n_frames`` frames of its dynamics from
+        ``options["first_frame"]`` (``Dynamics.options``); as they are if already on those."""
+        if len(self.points) <= n_frames:
+            return self
+        frames = slice(options["first_frame"], options["first_frame"] + n_frames)
+        return replace(self, points=self.points[frames], forces=self.forces[frames], moments=self.moments[frames])
+
     def check(self, model: BodyModel, n_frames: int) -> None:
         if len(self.points) != n_frames:
             raise SolverError(f"External forces have {len(self.points)} frames, the motion {n_frames}",
@@ -277,8 +285,5 @@ def inverse_dynamics(motion: Motion, *, cutoff: float | str | None = None, schem
     (the dynamics with and without plates, or after a mass change, differentiate the same coordinates).
     """
     times, q, v, a, options = derivatives or motion_derivatives(motion, cutoff=cutoff, scheme=scheme)
-    if external is not None and len(external.points) > len(times):
-        frames = slice(options["first_frame"], options["first_frame"] + len(times))
-        external = replace(external, points=external.points[frames], forces=external.forces[frames],
-                           moments=None if external.moments is None else external.moments[frames])
+    external = None if external is None else external.on_frames(options, len(times))
     return rnea(motion.model, times, q, v, a, gravity=gravity, external=external, options=options)
