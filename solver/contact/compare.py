@@ -438,7 +438,7 @@ def _contact_events(measured: list[tuple[int, int, int]], estimated: list[tuple[
     return events
 
 
-def shared_plates(trial: Trial, force: np.ndarray, on_plates: np.ndarray, body_weight: float) -> list[int]:
+def plates_under_both_feet(trial: Trial, force: np.ndarray, on_plates: np.ndarray, body_weight: float) -> list[int]:
     """The plates (indices) that carry both feet at once, from the plates' ``force`` (T, P, 3) and the estimate's
     force on each foot on the plates' surfaces ``on_plates`` (T, 2, 3), on the same frames."""
     if on_plates.shape[1] != 2:
@@ -455,9 +455,9 @@ def shared_plates(trial: Trial, force: np.ndarray, on_plates: np.ndarray, body_w
 
 
 def _under_both_feet(trial: Trial, force: np.ndarray, on_plates: np.ndarray, body_weight: float) -> tuple[str, ...]:
-    """A warning per plate that carries both feet at once (``shared_plates``); the pipeline splits such a plate
+    """A warning per plate that carries both feet at once (``plates_under_both_feet``); the pipeline splits such a plate
     between them first (``contact.shared_plates``)."""
     return tuple(f"force plate {trial.plates[p].name!r} carries both feet at once: its load goes to the foot nearest "
                  "its centre of pressure, so double support is not compared and the torques with the plates put both "
                  "feet's load on one foot; compare with contact.shared_plates.compare_splitting, or give the plates "
-                 "one per foot" for p in shared_plates(trial, force, on_plates, body_weight))
+                 "one per foot" for p in plates_under_both_feet(trial, force, on_plates, body_weight))

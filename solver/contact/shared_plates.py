@@ -33,7 +33,7 @@ from ..io.plates import mask_unloaded
 from ..dynamics import Dynamics, plate_forces, rnea
 from ..io.trial import PlateSamples, Trial
 from ..kinematics.motion import Motion
-from .compare import PlateComparison, compare_with_plates, shared_plates
+from .compare import PlateComparison, compare_with_plates, plates_under_both_feet
 from .result import Contact
 
 #: A foot the estimate loads with less than this fraction of the body weight on the plate's surface takes no share.
@@ -54,13 +54,13 @@ def compare_splitting(contact: Contact, trial: Trial) -> tuple[Trial, PlateCompa
 
 
 def split_where_shared(contact: Contact, trial: Trial, comparison: PlateComparison) -> tuple[Trial, str] | None:
-    """The trial with each plate that carries both feet (``compare.shared_plates``, from ``comparison`` of
+    """The trial with each plate that carries both feet (``compare.plates_under_both_feet``, from ``comparison`` of
     ``contact`` with ``trial``) replaced by one plate per foot, named "PLATE (FOOT)", on the
     marker frames, split as the module docstring says, and a sentence saying so; None when no plate is shared.
     Frames without an estimate get NaN (neither compared nor applied)."""
     frames = np.rint((comparison.times - trial.start_time) * trial.rate).astype(int)
     samples = trial.plate_samples
-    plates = shared_plates(trial, samples.force[frames], comparison.estimated_feet, contact.body_weight)
+    plates = plates_under_both_feet(trial, samples.force[frames], comparison.estimated_feet, contact.body_weight)
     if not plates:
         return None
     feet = [contact.model.index(foot) for foot in contact.feet]
