@@ -108,7 +108,7 @@ def _split(force, cop, moment, foot_forces, foot_points, least):
     with np.errstate(invalid="ignore", divide="ignore"):
         pressing = np.stack([(p * f[..., 2:3]).sum(1) / f[..., 2].sum(1)[:, None]
                              for f, p in zip(foot_forces, foot_points)], axis=1)  # (T, 2, 3) feet's COPs
-    place = np.stack([np.nanmean(p, axis=1) for p in foot_points], axis=1)  # where each foot's points are
+    place = np.stack([p.mean(1) for p in foot_points], axis=1)  # where each foot's points are (NaN: no pose)
     loaded = estimated[..., 2] >= least
     level = cop[:, :2]
     line = pressing[:, 1, :2] - pressing[:, 0, :2]
@@ -132,5 +132,5 @@ def _split(force, cop, moment, foot_forces, foot_points, least):
     turn = np.cross(points - cop[:, None], forces)[..., 2].sum(1)  # the vertical moment the split adds
     moments = share[..., None] * moment[:, None]
     moments[..., 2] -= share * turn[:, None]
-    forces[~np.isfinite(force).all(1)] = np.nan  # the plate had no sample there
+    forces[~(np.isfinite(force).all(1) & np.isfinite(place).all((1, 2)))] = np.nan  # no plate sample, or no pose
     return [(forces[:, f], *mask_unloaded(forces[:, f], points[:, f], moments[:, f])) for f in range(2)]

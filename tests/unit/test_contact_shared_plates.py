@@ -11,6 +11,7 @@ knees and ankles, 0.58-0.91 on walking1's); the comparison alone says it cannot 
 from __future__ import annotations
 
 import shutil
+import warnings
 from dataclasses import replace
 
 import numpy as np
@@ -83,6 +84,22 @@ def test_the_split_keeps_the_plates_wrench_and_the_feet_push(seed):
     np.testing.assert_allclose(total[1], expected[1], atol=1e-8)
     assert all((foot[0][:, 2] >= -1e-9).all() for foot in split)
     np.testing.assert_allclose(split[1][0][:20], 0.0, atol=1e-12)  # unloaded there: the left foot takes all
+
+
+def test_a_frame_without_a_pose_is_left_unsplit():
+    """No pose (no marker to place the feet) or no plate sample: both feet get NaN there (neither compared nor
+    applied), without a numpy warning; the other frames are split as before."""
+    true_forces, points = feet(10, seed=4)
+    force, cop, free = plate_of(true_forces, points)
+    force[7] = np.nan
+    points = [p.copy() for p in points]
+    for p in points:
+        p[3] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        split = _split(force, cop, free, true_forces, points, least=10.0)
+    for f, c, _ in split:
+        assert np.isnan(f[[3, 7]]).all() and np.isnan(c[[3, 7]]).all() and np.isfinite(f[[0, 1, 2, 4, 5, 6]]).all()
 
 
 def one_plate(shared_data, folder, name: str):
