@@ -29,8 +29,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..io.plates import mask_unloaded
 from ..dynamics import Dynamics, plate_forces, rnea
+from ..io.plates import mask_unloaded
 from ..io.trial import PlateSamples, Trial
 from ..kinematics.motion import Motion
 from .compare import PlateComparison, compare_with_plates, plates_under_both_feet
@@ -55,9 +55,9 @@ def compare_splitting(contact: Contact, trial: Trial) -> tuple[Trial, PlateCompa
 
 def split_where_shared(contact: Contact, trial: Trial, comparison: PlateComparison) -> tuple[Trial, str] | None:
     """The trial with each plate that carries both feet (``compare.plates_under_both_feet``, from ``comparison`` of
-    ``contact`` with ``trial``) replaced by one plate per foot, named "PLATE (FOOT)", on the
-    marker frames, split as the module docstring says, and a sentence saying so; None when no plate is shared.
-    Frames without an estimate get NaN (neither compared nor applied)."""
+    ``contact`` with ``trial``) replaced by one plate per foot, named "PLATE (FOOT)", on the marker frames, split
+    as the module docstring says, and a sentence saying so; None when no plate is shared. Frames without an
+    estimate get NaN (neither compared nor applied)."""
     frames = np.rint((comparison.times - trial.start_time) * trial.rate).astype(int)
     samples = trial.plate_samples
     plates = plates_under_both_feet(trial, samples.force[frames], comparison.estimated_feet, contact.body_weight)
