@@ -24,7 +24,7 @@ import numpy as np
 from ..errors import InputError
 from .atomic import write_text
 from .conventions import to_z_up
-from .plates import mask_unloaded, pushing
+from .plates import mask_unloaded, pushing, unloaded_where_missing
 from .tabular import check_increasing, data_rows, parse_rows, read_lines
 from .trial import ForcePlate
 
@@ -163,6 +163,9 @@ def _plate(table: Table, stem: str, force: np.ndarray, rate: float, up_axis: str
         notes.append(f"{name}: no torque columns, free moment set to zero")
     else:
         free_moment = _vector(table, stem, torque_prefix, up_axis, source)
+    force, free_moment, blank = unloaded_where_missing(force, free_moment)
+    if blank:
+        notes.append(f"{name}: {blank} samples without a value (NaN) read as the plate unloaded (zero force)")
     if on_plate:
         force, free_moment = -force, -free_moment
         notes.append(f"{name}: its vertical force points down while loaded, so the file holds the force on the "

@@ -20,6 +20,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..errors import InputError
+from ..runs import runs
 from .plausibility import check_plate_times, cop_unit
 from .trial import ForcePlate, PlateSamples, Trial
 
@@ -30,6 +31,9 @@ STANDING_ABOVE_N = 100.0
 #: ... and vary less than this (standard deviation / mean) over at least ``STANDING_SECONDS``.
 STANDING_VARIATION = 0.03
 STANDING_SECONDS = 1.0
+#: Samples without a value between two that carry at least this fraction of a plate's peak vertical force are data
+#: lost under load; elsewhere the plate was unloaded (``unloaded_where_missing``).
+LOST_UNDER_LOAD = 0.5
 
 
 def loaded(force: np.ndarray) -> np.ndarray:
@@ -43,6 +47,24 @@ def pushing(force: np.ndarray) -> int:
     -1 down (the force on the plate), 0 never loaded: how the readers orient a plate from its data."""
     vertical = force[:, 2][np.abs(force[:, 2]) >= UNLOADED_BELOW_N]
     return int(np.sign(vertical.sum()))
+
+
+def unloaded_where_missing(force: np.ndarray, free_moment: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """A plate's ``force`` and ``free_moment`` (T, 3) with the samples without a value (NaN) set to zero where the
+    plate was unloaded: exports that write no value below their threshold rather than zero (the samples next to
+    such a run carry little: the end of a stance, the start of the next, often above 20 N at 100 Hz). A run
+    between samples that both carry at least ``LOST_UNDER_LOAD`` of the plate's peak vertical force is data lost
+    mid-stance and stays NaN. Returns them and the number of samples set."""
+    missing = ~np.isfinite(force).all(1)
+    force, free_moment = force.copy(), free_moment.copy()
+    with np.errstate(invalid="ignore"):
+        heavy = np.abs(force[:, 2]) >= LOST_UNDER_LOAD * np.nanmax(np.abs(force[:, 2]), initial=0.0)
+    count = 0
+    for start, end in runs(missing):
+        if not (0 < start and end < len(force) and heavy[start - 1] and heavy[end]):
+            force[start:end], free_moment[start:end] = 0.0, 0.0
+            count += end - start
+    return force, free_moment, count
 
 
 def mask_unloaded(force: np.ndarray, cop: np.ndarray, free_moment: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

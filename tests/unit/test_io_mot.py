@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import replace
 
 import numpy as np
@@ -11,6 +12,7 @@ from mocap_dynamics.solver.errors import InputError
 from mocap_dynamics.solver.io import (
     Table, attach_plates, load_trial, quiet_standing_weight, read_grf_mot, read_table, write_table,
 )
+from mocap_dynamics.solver.pipeline import PipelineOptions, run
 
 
 def test_grf_table_reads_with_its_header(shared_data):
@@ -151,3 +153,37 @@ def test_a_centre_of_pressure_in_another_unit_or_frame_is_found_by_the_feet(shar
         assert not any("centre of pressure lies under the feet" in c for c in attached.conversions)
     placed = [w for w in attached.warnings if "centre of pressure lies" in w]
     assert len(placed) == (warning is not None) and all(w.startswith(warning) for w in placed)
+
+
+def test_samples_without_a_value_where_a_plate_is_unloaded_read_as_zero(shared_data, tmp_path):
+    """Some exports write no value (NaN) for every column of a plate below their threshold, rather than zeros: the
+    samples next to those runs (a heel strike's first, a toe-off's last) still carry up to a few hundred newtons
+    at 100 Hz. Read as unloaded, walking1's plates give back the file's forces (zero below the export's 20 N) and
+    its body mass and comparison (before: 29 of 129 frames compared, the mass from 0.29 s); a run between samples
+    that carry half the plate's peak or more is data lost under load and stays NaN."""
+    table = read_table(shared_data / "subject4_walking1_grf.mot")
+    data = table.data.copy()
+    for plate in (1, 2):
+        quiet = np.abs(table.column(f"ground_force_{plate}_vy")) < 20.0
+        columns = [j for j, name in enumerate(table.columns) if name.startswith(f"ground_force_{plate}_")]
+        data[np.ix_(quiet, columns)] = np.nan
+    stance = np.flatnonzero(table.column("ground_force_1_vy") > 0.8 * table.column("ground_force_1_vy").max())
+    lost = stance[len(stance) // 2: len(stance) // 2 + 2]  # two samples lost at the peak of a stance
+    data[np.ix_(lost, [j for j, n in enumerate(table.columns) if n.startswith("ground_force_1_")])] = np.nan
+    write_table(replace(table, data=data), tmp_path / "subject4_walking1_grf.mot")
+    original, blank = read_grf_mot(shared_data / "subject4_walking1_grf.mot"), read_grf_mot(tmp_path /
+                                                                                          "subject4_walking1_grf.mot")
+    for p, (ours, theirs) in enumerate(zip(original, blank)):
+        kept = np.ones(len(ours.force), bool)
+        if p == 0:
+            kept[lost] = False
+            assert np.isnan(theirs.force[lost]).all()
+        quiet = np.abs(ours.force[:, 2]) < 20.0
+        np.testing.assert_allclose(theirs.force[kept & ~quiet], ours.force[kept & ~quiet])
+        assert (theirs.force[quiet] == 0.0).all()
+        assert any("samples without a value (NaN) read as the plate unloaded" in note for note in theirs.notes)
+    shutil.copy(shared_data / "subject4_walking1.trc", tmp_path)
+    as_written, as_recorded = (run(folder / "subject4_walking1.trc", PipelineOptions(until="contact"))
+                               for folder in (tmp_path, shared_data))
+    assert as_written.model.total_mass == pytest.approx(as_recorded.model.total_mass, abs=0.2)
+    assert as_written.plate_comparison.covered.sum() == as_recorded.plate_comparison.covered.sum() - len(lost)
