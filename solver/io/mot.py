@@ -11,6 +11,10 @@ GRF files (``read_grf_mot``) hold, per force plate, the force on the subject
 moment, ``<stem>m{x,y,z}`` or ``<stem with force->torque>{x,y,z}`` [N·m], in
 ground axes, Y up (e.g. ``ground_force_1_vx`` ... ``ground_force_1_mz``, or
 ``ground_force_vx`` ... ``ground_torque_x``). They carry no plate outline.
+A file whose loaded plates push ``CLEARLY`` times harder along Z than along
+Y was written Z up (a C3D lab's axes kept) and is read so, with a note: a
+floor pushes the subject up, and friction keeps its level force well below
+that (``forces_up_axis``).
 """
 
 from __future__ import annotations
@@ -23,8 +27,8 @@ import numpy as np
 
 from ..errors import InputError
 from .atomic import write_text
-from .conventions import to_z_up
-from .plates import mask_unloaded, pushing, unloaded_where_missing
+from .conventions import CLEARLY, to_z_up
+from .plates import UNLOADED_BELOW_N, mask_unloaded, pushing, unloaded_where_missing
 from .tabular import check_increasing, data_rows, parse_rows, read_lines
 from .trial import ForcePlate
 
@@ -130,13 +134,31 @@ def read_grf_mot(path: str | Path, up_axis: str = "Y") -> tuple[ForcePlate, ...]
     if not stems:
         raise InputError(f"{source} has no force columns (names ending in 'vx', e.g. ground_force_1_vx)",
                          "choose an OpenSim ground reaction force .mot")
-    axes_note = ("axes: GRF file is Y up (OpenSim), rotated +90° about X to Z up: (x, y, z) -> (x, -z, y)"
-                 if up_axis == "Y" else "axes: GRF file is Z up, kept")
+    up_axis, axes_note = forces_up_axis(table, stems, up_axis)
     forces = [_vector(table, stem, f"{stem}v", up_axis, source) for stem in stems]
     pushes = [pushing(force) for force in forces]
     on_plate = sum(pushes) < 0  # what a plate never loaded follows: the file's loaded plates
     return tuple(_plate(table, stem, force, rate, up_axis, axes_note, source, push < 0 or (push == 0 and on_plate))
                  for stem, force, push in zip(stems, forces, pushes))
+
+
+def forces_up_axis(table: Table, stems: list[str], convention: str) -> tuple[str, str]:
+    """The up axis of a GRF file's columns ("Y" or "Z") and a sentence on how it was read: ``convention``,
+    unless the loaded plates' forces (above ``UNLOADED_BELOW_N``) sum ``CLEARLY`` times larger along the other
+    axis (module docstring)."""
+    along = np.zeros(2)
+    for stem in stems:
+        force = np.nan_to_num(np.stack([table.column(f"{stem}v{a}") for a in "yz"], axis=1))
+        along += np.abs(force[np.linalg.norm(force, axis=1) >= UNLOADED_BELOW_N]).sum(0)
+    other = "Z" if convention == "Y" else "Y"
+    found = along[1] / max(along[0], 1e-12) if other == "Z" else along[0] / max(along[1], 1e-12)
+    axis = other if along.any() and found > CLEARLY else convention
+    how = ("Y up (OpenSim), rotated +90° about X to Z up: (x, y, z) -> (x, -z, y)" if axis == "Y" else
+           "Z up, kept")
+    if axis == convention:
+        return axis, f"axes: GRF file is {how}"
+    return axis, (f"axes: GRF file is {how}: its loaded plates push {found:.1f} times harder along {axis} than "
+                  f"along {convention}, the up axis the file was expected to have")
 
 
 def _vector(table: Table, stem: str, prefix: str, up_axis: str, source: str) -> np.ndarray:

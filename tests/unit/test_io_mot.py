@@ -187,3 +187,22 @@ def test_samples_without_a_value_where_a_plate_is_unloaded_read_as_zero(shared_d
                                for folder in (tmp_path, shared_data))
     assert as_written.model.total_mass == pytest.approx(as_recorded.model.total_mass, abs=0.2)
     assert as_written.plate_comparison.covered.sum() == as_recorded.plate_comparison.covered.sum() - len(lost)
+
+
+def test_a_grf_file_written_z_up_is_read_by_its_forces(shared_data, tmp_path):
+    """A GRF file in a Z-up lab's axes (a C3D's kept, beside a Y-up TRC) was read Y up: the vertical force taken
+    for a level one, walking1's mass assumed (70 kg) and its forces 88 % BW off. A floor pushes up, so the axis
+    the loaded plates push along is up; read so, the plates are the file's as written Y up."""
+    table = read_table(shared_data / "subject4_walking1_grf.mot")
+    data = table.data.copy()
+    for stem in {name[:-1] for name in table.columns if name != "time"}:
+        y, z = table.columns.index(f"{stem}y"), table.columns.index(f"{stem}z")
+        data[:, y], data[:, z] = -table.data[:, z], table.data[:, y]  # OpenSim's Y up to a lab's Z up
+    path = write_table(replace(table, data=data), tmp_path / "z_up_grf.mot")
+    original, z_up = read_grf_mot(shared_data / "subject4_walking1_grf.mot"), read_grf_mot(path)
+    for ours, theirs in zip(original, z_up):
+        for field in ("force", "cop", "free_moment"):
+            np.testing.assert_allclose(getattr(theirs, field), getattr(ours, field), atol=1e-9, equal_nan=True)
+        assert any(note.startswith("axes: GRF file is Z up, kept: its loaded plates push 23.7 times harder along Z")
+                   for note in theirs.notes)
+    assert not any("times harder" in note for plate in original for note in plate.notes)
