@@ -3,7 +3,8 @@
 Layout (OpenSim's Storage / STOFileAdapter): an optional name line, then
 ``key=value`` lines (``version``, ``nRows``, ``nColumns``, ``inDegrees``, ...)
 up to ``endheader``; one line of column names (the first is ``time``); then
-one row per sample, cells separated by tabs or spaces.
+one row per sample, cells separated by tabs or spaces. A table without the
+header (its first line the column names, ``time`` first) is read too.
 
 GRF files (``read_grf_mot``) hold, per force plate, the force on the subject
 ``<stem>v{x,y,z}`` [N], its point of application (the centre of pressure)
@@ -66,9 +67,12 @@ def read_table(path: str | Path) -> Table:
     source = path.name
     lines = read_lines(path, "OpenSim .mot/.sto")
     end = next((i for i, line in enumerate(lines) if line.strip().lower() == "endheader"), None)
-    if end is None:
-        raise InputError(f"{source} is not an OpenSim table: it has no 'endheader' line",
-                         "choose an OpenSim .mot or .sto file")
+    if end is None:  # no header: a plain table whose first line names the columns, time first
+        first = next((i for i, line in enumerate(lines) if line.strip()), None)
+        if first is None or lines[first].split()[0].lower() != "time":
+            raise InputError(f"{source} is not an OpenSim table: it has no 'endheader' line, nor column names "
+                             "starting with 'time' on its first line", "choose an OpenSim .mot or .sto file")
+        end = first - 1
     name, header = "", {}
     for line in lines[:end]:
         if "=" in line:

@@ -206,3 +206,18 @@ def test_a_grf_file_written_z_up_is_read_by_its_forces(shared_data, tmp_path):
         assert any(note.startswith("axes: GRF file is Z up, kept: its loaded plates push 23.7 times harder along Z")
                    for note in theirs.notes)
     assert not any("times harder" in note for plate in original for note in plate.notes)
+
+
+def test_a_table_without_its_header_is_read_by_its_column_names(shared_data, tmp_path):
+    """A GRF table written without OpenSim's header (its first line the column names, time first), as a script
+    may export it, reads as the file with its header; without those names it is refused with the reason."""
+    lines = (shared_data / "subject4_walking1_grf.mot").read_text().splitlines()
+    bare = tmp_path / "bare_grf.mot"
+    bare.write_text("\n".join(lines[lines.index("endheader") + 1:]) + "\n")
+    original, read = read_table(shared_data / "subject4_walking1_grf.mot"), read_table(bare)
+    assert read.columns == original.columns and read.header == {}
+    np.testing.assert_array_equal(read.data, original.data)
+    assert len(read_grf_mot(bare)) == 2
+    (tmp_path / "numbers.mot").write_text("0\t1\n0.01\t2\n")
+    with pytest.raises(InputError, match="nor column names starting with 'time'"):
+        read_table(tmp_path / "numbers.mot")
