@@ -4,7 +4,8 @@ Layout (OpenSim's Storage / STOFileAdapter): an optional name line, then
 ``key=value`` lines (``version``, ``nRows``, ``nColumns``, ``inDegrees``, ...)
 up to ``endheader``; one line of column names (the first is ``time``); then
 one row per sample, cells separated by tabs or spaces. A table without the
-header (its first line the column names, ``time`` first) is read too.
+header (its first line the column names, ``time`` first) is read too, and
+one separated by commas (the ``.csv`` tables ``write_table`` writes).
 
 GRF files (``read_grf_mot``) hold, per force plate, the force on the subject
 ``<stem>v{x,y,z}`` [N], its point of application (the centre of pressure)
@@ -69,7 +70,7 @@ def read_table(path: str | Path) -> Table:
     end = next((i for i, line in enumerate(lines) if line.strip().lower() == "endheader"), None)
     if end is None:  # no header: a plain table whose first line names the columns, time first
         first = next((i for i, line in enumerate(lines) if line.strip()), None)
-        if first is None or lines[first].split()[0].lower() != "time":
+        if first is None or lines[first].replace(",", " ").split()[0].lower() != "time":
             raise InputError(f"{source} is not an OpenSim table: it has no 'endheader' line, nor column names "
                              "starting with 'time' on its first line", "choose an OpenSim .mot or .sto file")
         end = first - 1
@@ -83,6 +84,8 @@ def read_table(path: str | Path) -> Table:
     names_at = next((i for i in range(end + 1, len(lines)) if lines[i].strip()), None)
     if names_at is None:
         raise InputError(f"{source} has no column names after 'endheader'", "check the file")
+    if "," in lines[names_at] and "\t" not in lines[names_at]:  # comma-separated (the .csv tables we write)
+        lines = lines[:names_at] + [line.replace(",", "\t") for line in lines[names_at:]]
     columns = tuple(lines[names_at].split("\t") if "\t" in lines[names_at] else lines[names_at].split())
     columns = tuple(c.strip() for c in columns if c.strip())
     rows, numbers = data_rows(lines, names_at + 1)

@@ -221,3 +221,12 @@ def test_a_table_without_its_header_is_read_by_its_column_names(shared_data, tmp
     (tmp_path / "numbers.mot").write_text("0\t1\n0.01\t2\n")
     with pytest.raises(InputError, match="nor column names starting with 'time'"):
         read_table(tmp_path / "numbers.mot")
+
+
+def test_a_csv_table_reads_as_it_was_written(tmp_path):
+    """The .csv tables the solver writes (no header, commas) read back as they were written, gaps included."""
+    table = Table(columns=("time", "ground_force_vx", "ground_force_vy"), data=np.array([[0.0, 1.5, np.nan],
+                                                                                      [0.01, -2.0, 3.25]]))
+    read = read_table(write_table(table, tmp_path / "table.csv"))
+    assert read.columns == table.columns
+    np.testing.assert_array_equal(read.data, table.data)
