@@ -30,7 +30,7 @@ import numpy as np
 from ..errors import InputError
 from .atomic import write_text
 from .conventions import CLEARLY, to_z_up
-from .plates import UNLOADED_BELOW_N, mask_unloaded, pushing, unloaded_where_missing
+from .plates import UNLOADED_BELOW_N, mask_unloaded, moment_about_cop, pushing, unloaded_where_missing
 from .tabular import check_increasing, data_rows, parse_rows, read_lines
 from .trial import ForcePlate
 
@@ -192,6 +192,10 @@ def _plate(table: Table, stem: str, force: np.ndarray, rate: float, up_axis: str
         notes.append(f"{name}: no torque columns, free moment set to zero")
     else:
         free_moment = _vector(table, stem, torque_prefix, up_axis, source)
+    free_moment, moved = moment_about_cop(force, point, free_moment)
+    if moved:
+        notes.append(f"{name}: its torque columns are the moment about the lab's origin, not the free moment about "
+                     "the centre of pressure (OpenSim's): moved to the centre of pressure")
     force, free_moment, blank = unloaded_where_missing(force, free_moment)
     if blank:
         notes.append(f"{name}: {blank} samples without a value (NaN) read as the plate unloaded (zero force)")

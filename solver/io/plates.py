@@ -34,6 +34,9 @@ STANDING_SECONDS = 1.0
 #: Samples without a value between two that carry at least this fraction of a plate's peak vertical force are data
 #: lost under load; elsewhere the plate was unloaded (``unloaded_where_missing``).
 LOST_UNDER_LOAD = 0.5
+#: A free moment about the centre of pressure is vertical on a level plate: a level part over this [N·m] RMS is a
+#: moment about another point (``moment_about_cop``).
+LEVEL_MOMENT_NM = 5.0
 
 
 def loaded(force: np.ndarray) -> np.ndarray:
@@ -65,6 +68,21 @@ def unloaded_where_missing(force: np.ndarray, free_moment: np.ndarray) -> tuple[
             force[start:end], free_moment[start:end] = 0.0, 0.0
             count += end - start
     return force, free_moment, count
+
+
+def moment_about_cop(force: np.ndarray, cop: np.ndarray, moment: np.ndarray) -> tuple[np.ndarray, bool]:
+    """A plate's free moment (T, 3) about its centre of pressure, from ``moment`` given either so or about the
+    lab's origin (some exports write the plate's whole moment): about the centre of pressure a level plate's
+    moment is vertical; where ``moment``'s level part is over ``LEVEL_MOMENT_NM`` (RMS while loaded) and that of
+    ``moment - cop × force`` under a tenth of it, the latter is returned, and True."""
+    on = loaded(force) & np.isfinite(cop).all(1) & np.isfinite(moment).all(1)
+    if not on.any():
+        return moment, False
+    about_cop = moment - np.cross(np.where(on[:, None], cop, 0.0), np.nan_to_num(force))
+    level, level_about_cop = (np.sqrt(np.mean(np.sum(m[on, :2] ** 2, axis=1))) for m in (moment, about_cop))
+    if level > LEVEL_MOMENT_NM and level_about_cop < 0.1 * level:
+        return about_cop, True
+    return moment, False
 
 
 def mask_unloaded(force: np.ndarray, cop: np.ndarray, free_moment: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
