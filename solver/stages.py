@@ -30,6 +30,7 @@ from .contact import compare_moments_with_plates, compare_splitting, estimate_co
     with_unmeasured_support
 from .contact.plate_mass import disagreement, mass_from_plates
 from .contact.plate_timing import timing_warning
+from .contact.plate_zero import zero_warnings
 from .dynamics import inverse_dynamics, plate_forces
 from .dynamics.derivatives import motion_derivatives
 from .errors import InputError, ModelError, option
@@ -233,6 +234,8 @@ def _contact(path, state: dict, options: PipelineOptions, progress: Progress) ->
         comparison = replace(comparison, warnings=comparison.warnings + (warning,))
     if comparison is not None and (warning := timing_warning(comparison)):
         comparison = replace(comparison, warnings=comparison.warnings + (warning,))
+    if comparison is not None:
+        comparison = replace(comparison, warnings=comparison.warnings + zero_warnings(contact, trial, comparison))
     with_support = None
     if comparison is not None and with_plates is not None:
         comparison = replace(comparison, moments=compare_moments_with_plates(contact.dynamics, with_plates,
