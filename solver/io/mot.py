@@ -36,6 +36,9 @@ from .trial import ForcePlate
 
 _FORCE_X = re.compile(r"^(.*)v(x)$")
 _RESERVED = ("version", "nRows", "nColumns", "inDegrees")
+#: A time column whose steps are under this fraction of its resolution, over at least this many rows, may repeat
+#: times by rounding (``_even_time``).
+ROUNDED, MIN_ROUNDED_ROWS = 0.9, 10
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,7 @@ class Table:
     header: dict = field(default_factory=dict)
     in_degrees: bool = False
     name: str = ""
+    notes: tuple[str, ...] = ()  # what the reader changed (a time column rebuilt), in words
 
     def column(self, name: str) -> np.ndarray:
         """One column by name."""
@@ -94,10 +98,36 @@ def read_table(path: str | Path) -> Table:
         if key in header and header[key].strip().isdigit() and int(header[key]) != actual:
             raise InputError(f"{source}: the header says {key}={header[key]} but the file has {actual}",
                              f"fix {key} or the data")
+    notes = ()
     if len(data) and columns[0].lower() == "time":
+        even = _even_time(data[:, 0])
+        if even is not None:
+            notes = (f"{source}: its time column, written to {np.min(np.diff(np.unique(data[:, 0]))):g} s, read as "
+                     f"the even steps it rounds ({1 / (even[1] - even[0]):.6g} Hz)",)
+            data[:, 0] = even
         check_increasing(data[:, 0], numbers, source)
     in_degrees = header.get("inDegrees", "no").strip().lower() == "yes"
-    return Table(columns=columns, data=data, header=header, in_degrees=in_degrees, name=name)
+    return Table(columns=columns, data=data, header=header, in_degrees=in_degrees, name=name, notes=notes)
+
+
+def _even_time(times: np.ndarray) -> np.ndarray | None:
+    """Evenly stepping times that ``times`` are rounded from, where they do not increase row to row (a 1200 or
+    2000 Hz plate's times written to the millisecond repeat): the straight line through them, its steps under
+    ``ROUNDED`` of the smallest step written and each time within rounding (0.6 of that) of it, over
+    ``MIN_ROUNDED_ROWS`` rows or more (its rate a whole number of Hz where within 0.01 %); None where they
+    increase already, or round no such steps (a row repeated in a table sampled as finely as it is written)."""
+    steps = np.diff(times)
+    if len(times) < MIN_ROUNDED_ROWS or not np.isfinite(times).all() or (steps > 0).all() or (steps < 0).any():
+        return None
+    index = np.arange(len(times))
+    step = np.polyfit(index, times, 1)[0]
+    if step > 0 and abs(1.0 / step - round(1.0 / step)) < 1e-4 / step:  # a whole rate in Hz, as plates run
+        step = 1.0 / round(1.0 / step)
+    even = np.mean(times - step * index) + step * index
+    written = np.min(steps[steps > 0], initial=np.inf)
+    if not 0 < step < ROUNDED * written or np.max(np.abs(times - even)) > 0.6 * written:
+        return None
+    return even
 
 
 def write_table(table: Table, path: str | Path) -> Path:
@@ -186,7 +216,7 @@ def _plate(table: Table, stem: str, force: np.ndarray, rate: float, up_axis: str
     point = _vector(table, stem, f"{stem}p", up_axis, source)
     torque_prefix = next((p for p in (f"{stem}m", stem.replace("force", "torque"), stem.replace("force", "moment"))
                           if f"{p}x" in table.columns), None)
-    notes = [f"force plates: read from {source} (N, m, N·m, forces on the subject)", axes_note]
+    notes = [f"force plates: read from {source} (N, m, N·m, forces on the subject)", axes_note, *table.notes]
     if torque_prefix is None:
         free_moment = np.zeros_like(force)
         notes.append(f"{name}: no torque columns, free moment set to zero")

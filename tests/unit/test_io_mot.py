@@ -249,3 +249,29 @@ def test_torque_columns_about_the_lab_origin_are_moved_to_the_centre_of_pressure
         np.testing.assert_allclose(theirs.free_moment, ours.free_moment, atol=1e-6)
         assert any("torque columns are the moment about the lab's origin" in note for note in theirs.notes)
     assert not any("lab's origin" in note for plate in original for note in plate.notes)
+
+
+@pytest.mark.parametrize("rate", [1200.0, 2000.0])
+def test_a_plate_sampled_faster_than_its_time_column_is_written_reads_at_its_rate(shared_data, tmp_path, rate):
+    """A 1200 or 2000 Hz plate's times written to the millisecond repeat from row to row, and the file was
+    refused ("time does not increase"); they are read as the even steps they round, with a note, and the plates
+    are the same as with exact times. A row repeated in a table sampled as finely as it is written is refused."""
+    original = read_table(shared_data / "subject4_walking1_grf.mot")
+    times = np.arange(original.time[0], original.time[-1], 1.0 / rate)
+    data = np.column_stack([times] + [np.interp(times, original.time, column) for column in original.data.T[1:]])
+    exact = write_table(replace(original, data=data), tmp_path / "exact_grf.mot")
+    rounded = tmp_path / "rounded_grf.mot"
+    lines = exact.read_text().splitlines()
+    start = lines.index("endheader") + 2
+    rounded.write_text("\n".join(lines[:start] + [f"{t:.3f}" + line[line.index("\t"):]
+                                                  for t, line in zip(times, lines[start:])]) + "\n")
+    for ours, theirs in zip(read_grf_mot(exact), read_grf_mot(rounded)):
+        assert theirs.rate == rate and theirs.start_time == pytest.approx(ours.start_time, abs=1e-4)
+        np.testing.assert_array_equal(theirs.force, ours.force)
+        assert f"rounded_grf.mot: its time column, written to 0.001 s, read as the even steps it rounds ({rate:g} Hz)" \
+            in theirs.notes
+    repeated = tmp_path / "repeated.mot"
+    rows = "\n".join(f"{0.01 * i:.2f}\t{i}" for i in range(20))
+    repeated.write_text(f"endheader\ntime\tx\n{rows}\n0.19\t20\n")
+    with pytest.raises(InputError, match="time does not increase"):
+        read_table(repeated)
