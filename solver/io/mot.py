@@ -31,14 +31,11 @@ from ..errors import InputError
 from .atomic import write_text
 from .conventions import CLEARLY, to_z_up
 from .plates import UNLOADED_BELOW_N, mask_unloaded, moment_about_cop, pushing, unloaded_where_missing
-from .tabular import check_increasing, data_rows, parse_rows, read_lines
+from .tabular import data_rows, increasing_times, parse_rows, read_lines
 from .trial import ForcePlate
 
 _FORCE_X = re.compile(r"^(.*)v(x)$")
 _RESERVED = ("version", "nRows", "nColumns", "inDegrees")
-#: A time column whose steps are under this fraction of its resolution, over at least this many rows, may repeat
-#: times by rounding (``_even_time``).
-ROUNDED, MIN_ROUNDED_ROWS = 0.9, 10
 
 
 @dataclass(frozen=True)
@@ -100,34 +97,9 @@ def read_table(path: str | Path) -> Table:
                              f"fix {key} or the data")
     notes = ()
     if len(data) and columns[0].lower() == "time":
-        even = _even_time(data[:, 0])
-        if even is not None:
-            notes = (f"{source}: its time column, written to {np.min(np.diff(np.unique(data[:, 0]))):g} s, read as "
-                     f"the even steps it rounds ({1 / (even[1] - even[0]):.6g} Hz)",)
-            data[:, 0] = even
-        check_increasing(data[:, 0], numbers, source)
+        data[:, 0], notes = increasing_times(data[:, 0], numbers, source)
     in_degrees = header.get("inDegrees", "no").strip().lower() == "yes"
     return Table(columns=columns, data=data, header=header, in_degrees=in_degrees, name=name, notes=notes)
-
-
-def _even_time(times: np.ndarray) -> np.ndarray | None:
-    """Evenly stepping times that ``times`` are rounded from, where they do not increase row to row (a 1200 or
-    2000 Hz plate's times written to the millisecond repeat): the straight line through them, its steps under
-    ``ROUNDED`` of the smallest step written and each time within rounding (0.6 of that) of it, over
-    ``MIN_ROUNDED_ROWS`` rows or more (its rate a whole number of Hz where within 0.01 %); None where they
-    increase already, or round no such steps (a row repeated in a table sampled as finely as it is written)."""
-    steps = np.diff(times)
-    if len(times) < MIN_ROUNDED_ROWS or not np.isfinite(times).all() or (steps > 0).all() or (steps < 0).any():
-        return None
-    index = np.arange(len(times))
-    step = np.polyfit(index, times, 1)[0]
-    if step > 0 and abs(1.0 / step - round(1.0 / step)) < 1e-4 / step:  # a whole rate in Hz, as plates run
-        step = 1.0 / round(1.0 / step)
-    even = np.mean(times - step * index) + step * index
-    written = np.min(steps[steps > 0], initial=np.inf)
-    if not 0 < step < ROUNDED * written or np.max(np.abs(times - even)) > 0.6 * written:
-        return None
-    return even
 
 
 def write_table(table: Table, path: str | Path) -> Path:

@@ -18,6 +18,10 @@ import numpy as np
 
 from ..errors import InputError
 
+#: A time column whose steps are under this fraction of its resolution, over at least this many rows, may repeat
+#: times by rounding (``even_time``).
+ROUNDED, MIN_ROUNDED_ROWS = 0.9, 10
+
 _SPACES_AFTER_TAB = re.compile(r"\t +(?=\t|$)", re.MULTILINE)  # a cell of spaces only, after a tab
 _SPACES_AT_START = re.compile(r"^ +(?=\t)", re.MULTILINE)  # a first cell of spaces only
 
@@ -84,6 +88,39 @@ def check_increasing(times: np.ndarray, line_numbers: list[int], source: str) ->
         raise InputError(f"{source}: time does not increase at line {line_numbers[i]} "
                          f"({times[i]:.6g} s{previous})",
                          "fix or remove that row: times must increase from row to row")
+
+
+def even_time(times: np.ndarray, rate: float | None = None) -> np.ndarray | None:
+    """Evenly stepping times that ``times`` are rounded from, where they do not increase row to row (a 1200 or
+    2000 Hz plate's times written to the millisecond, 250 Hz markers' to the hundredth, repeat): the straight
+    line through them, at ``rate`` (a header's) or else a whole rate in Hz if that fits too, its steps under
+    ``ROUNDED`` of the smallest step written and each time within rounding (0.6 of that) of it, over
+    ``MIN_ROUNDED_ROWS`` rows or more; None where they increase already, or round no such steps (a row repeated
+    in a table sampled as finely as it is written)."""
+    steps = np.diff(times)
+    if len(times) < MIN_ROUNDED_ROWS or not np.isfinite(times).all() or (steps > 0).all() or (steps < 0).any():
+        return None
+    index = np.arange(len(times))
+    written = np.min(steps[steps > 0], initial=np.inf)
+    fitted = np.polyfit(index, times, 1)[0]
+    candidates = ([1.0 / rate] if rate else []) + ([1.0 / max(round(1.0 / fitted), 1), fitted] if fitted > 0 else [])
+    for step in candidates:
+        even = np.mean(times - step * index) + step * index
+        if step < ROUNDED * written and np.max(np.abs(times - even)) <= 0.6 * written:
+            return even
+    return None
+
+
+def increasing_times(times: np.ndarray, line_numbers: list[int], source: str, rate: float | None = None
+                     ) -> tuple[np.ndarray, tuple[str, ...]]:
+    """``times`` checked to increase row to row (``check_increasing``), after reading a column written coarser
+    than it is sampled as the even steps it rounds (``even_time``, at ``rate`` if it fits), and a note saying so."""
+    even = even_time(times, rate)
+    if even is None:
+        check_increasing(times, line_numbers, source)
+        return times, ()
+    return even, (f"{source}: its time column, written to {np.min(np.diff(np.unique(times))):g} s, read as the even "
+                  f"steps it rounds ({1 / (even[1] - even[0]):.6g} Hz)",)
 
 
 def _fill_empty_cells(text: str) -> str:

@@ -20,7 +20,7 @@ from .assemble import assemble_trial
 from .atomic import write_text
 from .conventions import LENGTH_UNITS, UNIT_OVERRIDES, UP_AXES, ImportOptions, from_z_up, length_scale, \
     resolve_up_axis
-from .tabular import check_increasing, data_rows, parse_rows, read_lines
+from .tabular import data_rows, increasing_times, parse_rows, read_lines
 from .trial import Trial
 
 _REQUIRED = ("DataRate", "NumFrames", "NumMarkers", "Units")
@@ -50,14 +50,13 @@ def read_trc(path: Path, options: ImportOptions) -> Trial:
     if len(values) != n_frames:
         raise InputError(f"{source}: the header says NumFrames={n_frames} but the file has {len(values)} data rows",
                          "fix NumFrames or the data rows (was the file cut short?)")
-    times = values[:, 1]
-    check_increasing(times, numbers, source)
+    times, rounded = increasing_times(values[:, 1], numbers, source, rate)
     markers = values[:, 2:].reshape(len(values), n_markers, 3)
     scale, units_note = length_scale(header["Units"], options.units, "the header's Units", source)
     up_axis, axes_note, warnings = resolve_up_axis(options.up_axis, "Y", "the OpenSim TRC convention", markers)
     rate = _rate(times, rate, warnings)
     return assemble_trial(source, names, markers, rate, float(times[0]), scale=scale, up_axis=up_axis,
-                          options=options, conversions=[units_note, axes_note, *notes], warnings=warnings,
+                          options=options, conversions=[units_note, axes_note, *rounded, *notes], warnings=warnings,
                           metadata={"format": "trc", "file_units": header["Units"], "file_up_axis": up_axis})
 
 

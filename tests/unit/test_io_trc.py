@@ -180,3 +180,18 @@ def test_the_rate_is_the_headers_unless_the_time_column_steps_evenly_at_another(
     assert trial.rate == pytest.approx(rate)
     assert [w for w in trial.warnings if "Time column" in w] == ([warning] if warning else [])
 
+
+
+def test_a_time_column_written_coarser_than_the_frames_is_read_as_the_steps_it_rounds(tmp_path):
+    """250 Hz markers with their times written to the hundredth repeat times from row to row: the file was refused
+    ("time does not increase"). They are the even 250 Hz steps rounded, read so with a note; a row repeated in
+    a file written as finely as it is sampled is still refused."""
+    rows = [f"{i + 1}\t{i / 250:.2f}\t1\t2\t3\t4\t5\t6" for i in range(40)]
+    text = trc_text(rows).replace("\n100\t100\t", "\n250\t250\t", 1)
+    trial = load_trial(_write(tmp_path / "rounded.trc", text))
+    assert trial.rate == 250.0 and not [w for w in trial.warnings if "Time column" in w]
+    assert "rounded.trc: its time column, written to 0.01 s, read as the even steps it rounds (250 Hz)" \
+        in trial.conversions
+    repeated = [f"{i + 1}\t{min(i, 30) / 100:.2f}\t1\t2\t3\t4\t5\t6" for i in range(32)]
+    with pytest.raises(InputError, match="time does not increase"):
+        load_trial(_write(tmp_path / "repeated.trc", trc_text(repeated)))
