@@ -6,10 +6,11 @@ of 0.98), and nothing else says so.
 
 The motion tells when a plate carries nothing: the frames in which the contact estimated from it loads no point
 within ``NEAR_M`` of where the plate is loaded (the median of its centres of pressure while it carries over
-``PlateComparison.threshold``) and the plate reads under that threshold. Where those frames last ``MIN_S`` or
-more, the plate's median vertical force over them is its offset; one of ``OFFSET_N`` or more, read steadily
-(``STEADY``), is warned about.
-A plate loaded throughout (a subject standing on it) is not judged. Beyond the paper.
+``PlateComparison.threshold``) and the plate reads under ``QUIET`` of its peak. Where those frames last
+``MIN_S`` or more, the plate's median vertical force over them is its offset; one of ``OFFSET_N`` or more, read
+steadily (``STEADY``), is warned about. A plate loaded throughout (a subject standing on it) is not judged. A
+C3D's ``FORCE_PLATFORM:ZERO`` frames are not used as a baseline (nor by ezc3d): a subject standing on a plate
+in them would be taken for its offset. Beyond the paper.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from .compare import PlateComparison
 from .result import Contact
 
 #: Contact points this near [m] to where a plate is loaded stand on it; the estimate's load on them must stay
-#: under ``EMPTY`` of the body weight for the plate to carry nothing.
-NEAR_M, EMPTY = 0.3, 0.01
+#: under ``EMPTY`` of the body weight, and the plate's reading under ``QUIET`` of its peak (not a stance the
+#: estimate misses), for the plate to carry nothing.
+NEAR_M, EMPTY, QUIET = 0.3, 0.01, 0.25
 #: The plate must be seen empty this long [s], and read this much [N] or more there, steadily (its interquartile
 #: range under this fraction of it: an offset, not a foot resting on it that the estimate left unloaded).
 MIN_S, OFFSET_N, STEADY = 0.1, 10.0, 0.5
@@ -44,7 +46,7 @@ def zero_warnings(contact: Contact, trial: Trial, comparison: PlateComparison) -
         near = np.linalg.norm(contact.point_positions - place, axis=-1) < NEAR_M  # (T, K)
         load = np.where(near, np.nan_to_num(contact.point_forces[..., 2]), 0.0).sum(1)
         with np.errstate(invalid="ignore"):
-            empty = (load < EMPTY * contact.body_weight) & (np.abs(vertical) < comparison.threshold)
+            empty = (load < EMPTY * contact.body_weight) & (np.abs(vertical) < QUIET * np.nanmax(np.abs(vertical)))
         if empty.sum() < MIN_S * trial.rate:
             continue
         low, offset, high = np.percentile(vertical[empty], [25, 50, 75])
@@ -52,5 +54,5 @@ def zero_warnings(contact: Contact, trial: Trial, comparison: PlateComparison) -
             out.append(f"Force plate {name!r} reads {offset:.0f} N while the motion puts nothing on it "
                        f"({empty.sum() / trial.rate:.2f} s): it was not zeroed before the recording. Its force, the "
                        "body mass from the plates and the torques with them carry that offset; zero the plates "
-                       "before recording, or subtract it from the GRF file")
+                       "before recording, or subtract it from the plate's data")
     return tuple(out)
