@@ -5,11 +5,11 @@ on each plate: 69.9 kg instead of 63.8, the joint moments with the plates at r 0
 of 0.98), and nothing else says so.
 
 The motion tells when a plate carries nothing: the frames in which the contact estimated from it loads no point
-within ``NEAR_M`` of where the plate is loaded (the median of its centres of pressure while it carries over
-``PlateComparison.threshold``) and the plate reads under ``QUIET`` of its peak. Where those frames last
-``MIN_S`` or more, the plate's median vertical force over them is its offset; one of ``OFFSET_N`` or more, read
-steadily (``STEADY``), is warned about. A plate loaded throughout (a subject standing on it) is not judged. A
-C3D's ``FORCE_PLATFORM:ZERO`` frames are not used as a baseline (nor by ezc3d): a subject standing on a plate
+within ``NEAR_M``, seen from above, of where the plate is loaded (the median of its centres of pressure while it
+carries over ``PlateComparison.threshold``) and the plate reads under ``QUIET`` of its peak. Where those frames
+last ``MIN_S`` or more, the plate's median vertical force over them is its offset; one of ``OFFSET_N`` or more,
+read steadily (``STEADY``), is warned about. A plate loaded throughout (a subject standing on it) is not judged.
+A C3D's ``FORCE_PLATFORM:ZERO`` frames are not used as a baseline (nor by ezc3d): a subject standing on a plate
 in them would be taken for its offset. Beyond the paper.
 """
 
@@ -21,9 +21,9 @@ from ..io.trial import Trial
 from .compare import PlateComparison
 from .result import Contact
 
-#: Contact points this near [m] to where a plate is loaded stand on it; the estimate's load on them must stay
-#: under ``EMPTY`` of the body weight, and the plate's reading under ``QUIET`` of its peak (not a stance the
-#: estimate misses), for the plate to carry nothing.
+#: Contact points this near [m] to where a plate is loaded, seen from above (a box on the plate), stand on it;
+#: the estimate's load on them must stay under ``EMPTY`` of the body weight, and the plate's reading under
+#: ``QUIET`` of its peak (not a stance the estimate misses), for the plate to carry nothing.
 NEAR_M, EMPTY, QUIET = 0.3, 0.01, 0.25
 #: The plate must be seen empty this long [s], and read this much [N] or more there, steadily (its interquartile
 #: range under this fraction of it: an offset, not a foot resting on it that the estimate left unloaded).
@@ -43,7 +43,7 @@ def zero_warnings(contact: Contact, trial: Trial, comparison: PlateComparison) -
         if not stance.any():
             continue
         place = np.median(cop[stance, p], axis=0)
-        near = np.linalg.norm(contact.point_positions - place, axis=-1) < NEAR_M  # (T, K)
+        near = np.linalg.norm(contact.point_positions[..., :2] - place[:2], axis=-1) < NEAR_M  # (T, K), seen from above
         load = np.where(near, np.nan_to_num(contact.point_forces[..., 2]), 0.0).sum(1)
         with np.errstate(invalid="ignore"):
             empty = (load < EMPTY * contact.body_weight) & (np.abs(vertical) < QUIET * np.nanmax(np.abs(vertical)))
