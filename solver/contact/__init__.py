@@ -11,6 +11,8 @@
   (``compare_moments_with_plates``).
 - ``flight``: the root force the motion needs where no body point is near a surface (``Contact.flight``): zero
   for exact kinematics, the motion's own check of its forces without plates.
+- ``plate_mass``, ``plate_timing``, ``plate_zero``: the body mass from the plates, and whether they keep time
+  with the markers and were zeroed (warnings).
 - ``shared_plates``: a plate under both feet split between them by its centre of pressure
   (``compare_splitting``), and the torques with it (``with_split_plates``).
 - ``unmeasured``: the torques with the measured plates and, on surfaces no plate measures (a box, a seat), the
