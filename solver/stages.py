@@ -26,12 +26,12 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Callable
 
-from .contact import compare_moments_with_plates, compare_splitting, estimate_contact, with_split_plates, \
-    with_unmeasured_support
+from .contact import at_surface_tops, compare_moments_with_plates, compare_splitting, compare_with_plates, \
+    estimate_contact, with_unmeasured_support
 from .contact.plate_mass import disagreement, mass_from_plates
 from .contact.plate_timing import timing_warning
 from .contact.plate_zero import zero_warnings
-from .dynamics import inverse_dynamics, plate_forces
+from .dynamics import inverse_dynamics, plate_forces, with_plates_of
 from .dynamics.derivatives import motion_derivatives
 from .errors import InputError, ModelError, option
 from .io import attach_plates, load_trial, read_grf_mot
@@ -224,10 +224,14 @@ def _contact(path, state: dict, options: PipelineOptions, progress: Progress) ->
     contact = estimate_contact(state["motion"], dynamics=state["dynamics"], forces=options.contact_forces,
                                surfaces=options.surfaces)
     trial, with_plates, comparison = state["trial"], state.get("dynamics_with_plates"), None
-    if trial.plates:
-        trial, comparison = compare_splitting(contact, trial)  # a plate under both feet: split between them
-        if trial is not state["trial"] and with_plates is not None:
-            with_plates = with_split_plates(with_plates, trial, state["motion"])
+    if trial.plates:  # a plate under a box: its force at the top; a plate under both feet: split between them
+        raised, moved = at_surface_tops(contact, trial, compare_with_plates(contact, trial))
+        trial, comparison = compare_splitting(contact, raised)
+        comparison = replace(comparison, warnings=moved + comparison.warnings)
+        changed = [how for how, done in (("at the top of the box they lie under", moved),
+                                         ("split between the feet", trial is not raised)) if done]
+        if changed and with_plates is not None:
+            with_plates = with_plates_of(with_plates, trial, state["motion"], ", ".join(changed))
     plate_mass = mass_from_plates(contact, comparison) if comparison is not None else None
     if plate_mass is not None and (warning := disagreement(plate_mass, contact.model.total_mass,
                                                            contact.model.mass_source)):

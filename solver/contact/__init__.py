@@ -14,7 +14,8 @@
 - ``plate_mass``, ``plate_timing``, ``plate_zero``: the body mass from the plates, and whether they keep time
   with the markers and were zeroed (warnings).
 - ``shared_plates``: a plate under both feet split between them by its centre of pressure
-  (``compare_splitting``), and the torques with it (``with_split_plates``).
+  (``compare_splitting``).
+- ``plate_tops``: a plate under a box applying its force at the box's top (``at_surface_tops``).
 - ``unmeasured``: the torques with the measured plates and, on surfaces no plate measures (a box, a seat), the
   estimated contact (``with_unmeasured_support``).
 - ``export``: the estimated GRF per contact body as an OpenSim GRF .mot table (``grf_table``).
@@ -33,7 +34,8 @@ from .export import grf_table
 from .model import ContactConstants, Material, Plane, Surface, contact_forces, point_motion, resting_distance, \
     segment_wrenches
 from .per_frame import PerFrameOptions
-from .shared_plates import compare_splitting, with_split_plates
+from .plate_tops import at_surface_tops
+from .shared_plates import compare_splitting
 from .unmeasured import unmeasured_support, with_unmeasured_support
 from .simulate import ContactSimulation, PoseController, simulate_contact
 
@@ -41,8 +43,8 @@ __all__ = [
     "FORCE_MODELS", "SURFACE_MODELS", "BallEstimate", "BallTrajectory", "Bounds", "Contact", "ContactConstants",
     "ContactEvent", "ContactSimulation", "Material", "MomentComparison", "Optimisation", "Patch", "PerFrameOptions",
     "Plane", "PlateComparison", "PoseController", "Start", "Surface", "compare_moments_with_plates",
-    "compare_splitting", "compare_with_plates", "contact_forces",
+    "at_surface_tops", "compare_splitting", "compare_with_plates", "contact_forces",
     "default_dynamics", "estimate_ball", "estimate_contact", "grf_table", "point_motion", "resting_distance",
     "segment_wrenches", "simulate_ball", "simulate_contact", "unmeasured_support",
-    "with_split_plates", "with_unmeasured_support",
+    "with_unmeasured_support",
 ]

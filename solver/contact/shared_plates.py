@@ -29,10 +29,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..dynamics import Dynamics, plate_forces, rnea
 from ..io.plates import mask_unloaded
 from ..io.trial import PlateSamples, Trial
-from ..kinematics.motion import Motion
 from .compare import PlateComparison, compare_with_plates, plates_under_both_feet
 from .result import Contact
 
@@ -90,15 +88,6 @@ def split_where_shared(contact: Contact, trial: Trial, comparison: PlateComparis
             "lever rule between the feet's centres of pressure from the motion; in double support each foot's "
             "level force and centre of pressure rest on the estimate. Give the plates one per foot to measure them")
     return replace(trial, plates=tuple(new_plates), plate_samples=PlateSamples(*stacked)), note
-
-
-def with_split_plates(with_plates: Dynamics, trial: Trial, motion: Motion) -> Dynamics:
-    """Inverse dynamics (eq. 9) on ``with_plates``' coordinates with the plates of ``trial`` (split by
-    ``split_where_shared``) in place of its own."""
-    external = plate_forces(trial, motion).on_frames(with_plates.options, len(with_plates.times))
-    return rnea(with_plates.model, with_plates.times, with_plates.q, with_plates.v, with_plates.a,
-                gravity=with_plates.gravity, external=external,
-                options={**with_plates.options, "external": "measured force plates, split between the feet"})
 
 
 def _split(force, cop, moment, foot_forces, foot_points, least):

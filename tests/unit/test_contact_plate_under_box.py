@@ -4,12 +4,16 @@ from the estimate's own load on the box (the check is where the comparison puts 
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from mocap_dynamics.solver.contact import compare_with_plates
+from mocap_dynamics.solver.dynamics import joint_moments
+from mocap_dynamics.solver.io.conventions import from_z_up
+from mocap_dynamics.solver.io.mot import read_table, write_table
 from mocap_dynamics.solver.io.plates import attach_plates
 from mocap_dynamics.solver.io.trial import ForcePlate
 from mocap_dynamics.solver.pipeline import PipelineOptions, run
@@ -47,3 +51,39 @@ def test_a_plate_under_the_box_measures_the_box(drop_jump):
     assert plates.plate_surfaces == (0, 0, 0, 1)
     assert plates.covered[on_box].mean() < 0.05  # a frame at its end, where the estimate leaves the box first
     assert plates.rmse_vertical < 20.0  # 16.0: the landings' (the trial's 12.7 counts the box phase's zeros)
+
+
+def test_a_plate_under_the_box_applies_its_force_at_the_top_where_the_feet_take_it(drop_jump, shared_data,
+                                                                                  tmp_path):
+    """DJ3 with the box's plate in its GRF file, run as a user runs it: the plate's force is moved along its line
+    of action to the box's top (the same wrench), split between the feet on the box, and the torques with the
+    plates follow those from the estimate on the box (whose load the plate is), as applied at the plate's own
+    surface under the box they did not."""
+    contact = drop_jump.contact
+    on_box = contact.surface_force[:, 1, 2] > 0.05 * contact.body_weight
+    forces = np.where(on_box[:, None, None], np.nan_to_num(contact.point_surface_forces[1]), 0.0)  # (T, K, 3)
+    force = forces.sum(1)
+    moment = np.cross(np.nan_to_num(contact.point_positions), forces).sum(1)  # about the origin
+    with np.errstate(invalid="ignore", divide="ignore"):  # what a plate in the floor under the box measures
+        cop = np.stack([-moment[:, 1] / force[:, 2], moment[:, 0] / force[:, 2], np.zeros(len(force))], axis=1)
+    free = np.zeros_like(force)
+    free[:, 2] = moment[:, 2] - np.cross(np.nan_to_num(cop), force)[:, 2]
+    frames = np.rint((contact.times - drop_jump.trial.start_time) * drop_jump.trial.rate).astype(int)
+    box = [np.zeros((drop_jump.trial.n_frames, 3)) for _ in range(3)]
+    for whole, values in zip(box, (force, np.where(on_box[:, None], cop, 0.0), free)):
+        whole[frames] = from_z_up(values, "Y")
+    shutil.copy(shared_data / "subject4_DJ3.trc", tmp_path)
+    table = read_table(shared_data / "subject4_DJ3_grf.mot")
+    columns = table.columns + tuple(f"ground_force_4_{k}{a}" for k in "vpm" for a in "xyz")
+    write_table(replace(table, columns=columns, data=np.column_stack([table.data, *box])),
+                tmp_path / "subject4_DJ3_grf.mot")
+    result = run(tmp_path / "subject4_DJ3.trc", PipelineOptions(until="contact"))
+    notes = [w for w in result.plate_comparison.warnings if "lies under raised surface 1's top" in w]
+    assert len(notes) == 1 and notes[0].startswith("force plate 'ground_force_4' lies under raised surface 1's top")
+    assert result.dynamics_with_plates.options["external"] == \
+        "measured force plates, at the top of the box they lie under, split between the feet"
+    standing = on_box & (contact.times < 0.9)  # on the box, before the push-off
+    with_plates, from_motion = (np.stack([joint_moments(d).moment(f"ankle_{side}", "dorsiflexion")[standing]
+                                          for side in "lr"]) / result.model.total_mass
+                                for d in (result.dynamics_with_plates, result.contact.dynamics))
+    assert np.sqrt(np.mean((with_plates - from_motion) ** 2)) < 0.01  # N·m/kg: 0.005 (0.033 at the plate)
