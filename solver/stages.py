@@ -225,21 +225,19 @@ def _contact(path, state: dict, options: PipelineOptions, progress: Progress) ->
                                surfaces=options.surfaces)
     trial, with_plates, comparison = state["trial"], state.get("dynamics_with_plates"), None
     if trial.plates:  # a plate under a box: its force at the top; a plate under both feet: split between them
-        raised, moved = at_surface_tops(contact, trial, compare_with_plates(contact, trial))
-        trial, comparison = compare_splitting(contact, raised)
+        as_read = compare_with_plates(contact, trial)
+        raised, moved = at_surface_tops(contact, trial, as_read)
+        trial, comparison = compare_splitting(contact, raised, None if moved else as_read)
         comparison = replace(comparison, warnings=moved + comparison.warnings)
         changed = [how for how, done in (("at the top of the box they lie under", moved),
                                          ("split between the feet", trial is not raised)) if done]
         if changed and with_plates is not None:
             with_plates = with_plates_of(with_plates, trial, state["motion"], ", ".join(changed))
-    plate_mass = mass_from_plates(contact, comparison) if comparison is not None else None
-    if plate_mass is not None and (warning := disagreement(plate_mass, contact.model.total_mass,
-                                                           contact.model.mass_source)):
-        comparison = replace(comparison, warnings=comparison.warnings + (warning,))
-    if comparison is not None and (warning := timing_warning(comparison)):
-        comparison = replace(comparison, warnings=comparison.warnings + (warning,))
-    if comparison is not None:
-        comparison = replace(comparison, warnings=comparison.warnings + zero_warnings(contact, trial, comparison))
+    if comparison is not None:  # another body mass from the plates, plates out of time or not zeroed
+        plate_mass, model = mass_from_plates(contact, comparison), contact.model
+        told = (None if plate_mass is None else disagreement(plate_mass, model.total_mass, model.mass_source),
+                timing_warning(comparison), *zero_warnings(contact, trial, comparison))
+        comparison = replace(comparison, warnings=comparison.warnings + tuple(w for w in told if w))
     with_support = None
     if comparison is not None and with_plates is not None:
         comparison = replace(comparison, moments=compare_moments_with_plates(contact.dynamics, with_plates,

@@ -238,7 +238,7 @@ class PlateComparison:
                 **({} if self.moments is None else {"joint_moments": self.moments.summary()})}
 
 
-def _frames(contact: Contact, trial: Trial) -> np.ndarray:
+def trial_frames(contact: Contact, trial: Trial) -> np.ndarray:
     """Index in the trial's frames of each contact frame."""
     if trial.plate_samples is None:
         raise SolverError(f"{trial.source} has no force plates to compare with",
@@ -289,7 +289,7 @@ def _under(surface, point: np.ndarray) -> bool:
 def compare_with_plates(contact: Contact, trial: Trial, *, threshold: float | None = None) -> PlateComparison:
     """Per-frame measured vs estimated GRF in total and per foot, RMSE in % body weight, correlations, COP
     errors and contact timing errors (see the module docstring)."""
-    frames = _frames(contact, trial)
+    frames = trial_frames(contact, trial)
     samples = trial.plate_samples
     measured_plates = samples.force[frames]
     measured_plate_cop = samples.cop[frames]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..io.trial import Trial
-from .compare import PlateComparison
+from .compare import PlateComparison, trial_frames
 from .result import Contact
 
 #: Contact points this near [m] to where a plate is loaded, seen from above (a box on the plate), stand on it;
@@ -33,7 +33,7 @@ MIN_S, OFFSET_N, STEADY = 0.1, 10.0, 0.5
 def zero_warnings(contact: Contact, trial: Trial, comparison: PlateComparison) -> tuple[str, ...]:
     """A warning per plate that reads ``OFFSET_N`` or more while the motion puts nothing on it (module
     docstring); ``comparison`` is of ``contact`` with ``trial``."""
-    frames = np.rint((comparison.times - trial.start_time) * trial.rate).astype(int)
+    frames = trial_frames(contact, trial)
     force, cop = trial.plate_samples.force[frames], trial.plate_samples.cop[frames]
     out = []
     for p, name in enumerate(comparison.plate_names):

@@ -31,18 +31,19 @@ import numpy as np
 
 from ..io.plates import mask_unloaded
 from ..io.trial import PlateSamples, Trial
-from .compare import PlateComparison, compare_with_plates, plates_under_both_feet
+from .compare import PlateComparison, compare_with_plates, plates_under_both_feet, trial_frames
 from .result import Contact
 
 #: A foot the estimate loads with less than this fraction of the body weight on the plate's surface takes no share.
 LOADED = 0.02
 
 
-def compare_splitting(contact: Contact, trial: Trial) -> tuple[Trial, PlateComparison]:
-    """``compare_with_plates`` after splitting each plate that carries both feet between them
-    (``split_where_shared``): the trial the comparison was made with (``trial`` itself when no plate is shared)
-    and the comparison, whose warnings then begin with a sentence on the split."""
-    comparison = compare_with_plates(contact, trial)
+def compare_splitting(contact: Contact, trial: Trial, comparison: PlateComparison | None = None
+                      ) -> tuple[Trial, PlateComparison]:
+    """``compare_with_plates`` (``comparison``, where already made) after splitting each plate that carries both
+    feet between them (``split_where_shared``): the trial the comparison was made with (``trial`` itself when no
+    plate is shared) and the comparison, whose warnings then begin with a sentence on the split."""
+    comparison = compare_with_plates(contact, trial) if comparison is None else comparison
     split = split_where_shared(contact, trial, comparison)
     if split is None:
         return trial, comparison
@@ -56,7 +57,7 @@ def split_where_shared(contact: Contact, trial: Trial, comparison: PlateComparis
     ``contact`` with ``trial``) replaced by one plate per foot, named "PLATE (FOOT)", on the marker frames, split
     as the module docstring says, and a sentence saying so; None when no plate is shared. Frames without an
     estimate get NaN (neither compared nor applied)."""
-    frames = np.rint((comparison.times - trial.start_time) * trial.rate).astype(int)
+    frames = trial_frames(contact, trial)
     samples = trial.plate_samples
     plates = plates_under_both_feet(trial, samples.force[frames], comparison.estimated_feet, contact.body_weight)
     if not plates:

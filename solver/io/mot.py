@@ -194,10 +194,6 @@ def _plate(table: Table, stem: str, force: np.ndarray, rate: float, up_axis: str
         notes.append(f"{name}: no torque columns, free moment set to zero")
     else:
         free_moment = _vector(table, stem, torque_prefix, up_axis, source)
-    free_moment, moved = moment_about_cop(force, point, free_moment)
-    if moved:
-        notes.append(f"{name}: its torque columns are the moment about the lab's origin, not the free moment about "
-                     "the centre of pressure (OpenSim's): moved to the centre of pressure")
     force, free_moment, blank = unloaded_where_missing(force, free_moment)
     if blank:
         notes.append(f"{name}: {blank} samples without a value (NaN) read as the plate unloaded (zero force)")
@@ -205,6 +201,10 @@ def _plate(table: Table, stem: str, force: np.ndarray, rate: float, up_axis: str
         force, free_moment = -force, -free_moment
         notes.append(f"{name}: its vertical force points down while loaded, so the file holds the force on the "
                      "plate; negated to the reaction on the subject")
+    free_moment, moved = moment_about_cop(force, point, free_moment)  # the reaction's: loaded means pushing up
+    if moved:
+        notes.append(f"{name}: its torque columns are the moment about the lab's origin, not the free moment about "
+                     "the centre of pressure (OpenSim's): moved to the centre of pressure")
     cop, free_moment = mask_unloaded(force, point, free_moment)
     notes.append(f"{name}: the file gives no plate outline (OpenSim GRF columns may combine several plates)")
     return ForcePlate(name=name, corners=np.full((4, 3), np.nan), rate=float(rate), start_time=float(table.time[0]),
