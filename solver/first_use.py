@@ -21,6 +21,7 @@ import os
 import signal
 import sys
 import tempfile
+from dataclasses import replace
 
 import numpy as np
 
@@ -45,11 +46,14 @@ def compile_kernels(progress: Progress) -> None:
 
 def compile_after_reconstruct() -> None:
     """Compile the kernels of inverse dynamics and zero gravity without OTM's: the default steps on the sample
-    walk (its subject's mass given, so inverse dynamics needs no contact estimate), with its motion fitted
-    segment by segment (``model.fit``) instead of reconstructed, and no contact step."""
+    walk (its subject's mass given and its plates left out, so inverse dynamics needs no contact estimate, which
+    places the plates: the contact kernel is the run's own share), with its motion fitted segment by segment
+    (``model.fit``) instead of reconstructed, and no contact step."""
     with tempfile.TemporaryDirectory(prefix="mocap-dynamics-") as folder:
         path, options, state = write_sample(folder)["c3d"], PipelineOptions(mass=MASS), {}
         for step in STEPS:
+            if step.name == "dynamics":
+                state["trial"] = replace(state["trial"], plates=(), plate_samples=None)
             if step.name == "reconstruct":
                 trial, model = state["gap_fill"].trial, state["model"]
                 q = continuous_quaternions(model, fit_segments(model, trial.labels, trial.markers).q)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .contact import Contact, PlateComparison
+from .contact import AppliedPlates, Contact, PlateComparison
 from .dynamics import Dynamics
 from .first_use import WAITS_FOR_HELPER, CompileAhead
 from .io.trial import Trial
@@ -55,6 +55,7 @@ class PipelineResult:
     motion: Motion | None = None
     dynamics: Dynamics | None = None
     dynamics_with_plates: Dynamics | None = None
+    plates_applied: AppliedPlates | None = None
     contact: Contact | None = None
     dynamics_with_support: Dynamics | None = None
     plate_comparison: PlateComparison | None = None

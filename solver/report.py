@@ -31,6 +31,8 @@ def build_report(result) -> Report:
         report["reconstruction"] = result.motion.summary()
     if result.dynamics is not None:
         report["dynamics"] = result.dynamics.summary(result.dynamics_with_plates, result.best_dynamics)
+        if result.plates_applied is not None and result.plates_applied.notes:
+            report["dynamics"]["plates_applied"] = list(result.plates_applied.notes)
     if result.contact is not None:
         contact: ContactSummary = result.contact.summary()
         if result.plate_comparison is not None:
@@ -140,6 +142,8 @@ def summary(report: Report) -> str:
             filled = dyn["with_plates_and_estimated_support"]["root_force_mean_percent_bw"]
             line += f", {figure(filled, '.0f')} % with the {dyn['torques_with']} (the torques' forces)"
         lines.append(line)
+        if "plates" not in report.get("contact", {}):  # else among the plate comparison's warnings
+            lines += [f"  note: {n}" for n in dyn.get("plates_applied", [])]
     contact = report.get("contact")
     if contact:
         lines += _contact_lines(contact)

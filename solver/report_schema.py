@@ -134,7 +134,8 @@ class ResidualSummary(TypedDict):
 class DynamicsSummary(TypedDict):
     """``Dynamics.summary(with_plates, shown)``: torques and root residuals without and with the measured plates,
     and with them and the contact estimated where no plate measures (``contact.unmeasured``); ``torques_with``
-    names the forces of the torques shown and written."""
+    names the forces of the torques shown and written; ``plates_applied`` says, a sentence per change, how the
+    plates were changed to act on the body (``contact.apply_plates``; also among the plate comparison's warnings)."""
 
     frames: int
     derivatives: dict[str, Any]  # derivatives (scheme), cutoff_hz, cutoff_source, first_frame
@@ -144,6 +145,7 @@ class DynamicsSummary(TypedDict):
     with_measured_plates: NotRequired[ResidualSummary]
     root_force_ratio_with_to_without_plates: NotRequired[float]
     with_plates_and_estimated_support: NotRequired[ResidualSummary]
+    plates_applied: NotRequired[list[str]]  # how the plates were changed to act on the body (``apply_plates``)
 
 
 class SurfaceSummary(TypedDict, total=False):

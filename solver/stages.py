@@ -2,9 +2,10 @@
 
 ``import`` (markers and force plates) -> ``calibrate`` (the subject's body model) -> ``gap_fill`` (marker
 gaps filled, ``solver.kinematics.gap_fill``) -> ``reconstruct`` (OTM or Lee on the filled markers) ->
-``dynamics`` (joint torques and root residuals, with and without the measured plate forces; an assumed body
-mass replaced by the plates') -> ``contact`` (ground contact estimated from the motion alone; measured plates
-are used only to judge it: its forces, and the joint moments with it against those with the plates) and
+``dynamics`` (joint torques and root residuals, with and without the measured plate forces, the plates as they
+act on the body by a contact estimate, ``contact.apply_plates``; an assumed body mass replaced by the plates')
+-> ``contact`` (ground contact estimated from the motion alone; measured plates are used only to judge it: its
+forces, and the joint moments with it against those with the plates) and
 ``zero_gravity`` (a zero-gravity variant: by default the captured motion on a free-floating body, or a
 manoeuvre of the subject's model; see ``solver.zerog.variant``).
 
@@ -26,12 +27,12 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Callable
 
-from .contact import at_surface_tops, compare_moments_with_plates, compare_splitting, compare_with_plates, \
-    estimate_contact, with_unmeasured_support
+from .contact import apply_plates, compare_moments_with_plates, compare_splitting, estimate_contact, \
+    with_unmeasured_support
 from .contact.plate_mass import disagreement, mass_from_plates
 from .contact.plate_timing import timing_warning
 from .contact.plate_zero import zero_warnings
-from .dynamics import inverse_dynamics, plate_forces, with_plates_of
+from .dynamics import inverse_dynamics, plate_forces
 from .dynamics.derivatives import motion_derivatives
 from .errors import InputError, ModelError, option
 from .io import attach_plates, load_trial, read_grf_mot
@@ -192,11 +193,14 @@ def _dynamics(path, state: dict, options: PipelineOptions, progress: Progress) -
     """Inverse dynamics without and with the measured plate forces. An assumed body mass is replaced by the one
     the trial's plates give (``contact.plate_mass``), from a contact estimate (whose surfaces and timing do not
     depend on the mass); the model, motion and dynamics are then rescaled to it, the derivatives taken again (the
-    default filter finds touch-downs by the centre of mass's speed, which the shoes' fixed mass moves a little)."""
+    default filter finds touch-downs by the centre of mass's speed, which the shoes' fixed mass moves a little).
+    The plates act as ``contact.apply_plates`` places them, by the contact estimated with the default options
+    (which the contact step reuses when its options are those)."""
     progress(0.0, "inverse dynamics")
     trial, model, motion = state["trial"], state["model"], state["motion"]
     derived = motion_derivatives(motion, cutoff=options.filter_cutoff, scheme=options.derivatives)
     outputs = {"dynamics": inverse_dynamics(motion, derivatives=derived)}
+    contact = None
     if model.mass_source.startswith("assumed") and trial.plates:
         contact = estimate_contact(motion, dynamics=outputs["dynamics"])
         found = mass_from_plates(contact, compare_splitting(contact, trial)[1])
@@ -205,51 +209,44 @@ def _dynamics(path, state: dict, options: PipelineOptions, progress: Progress) -
             motion = replace(motion, model=model)
             derived = motion_derivatives(motion, cutoff=options.filter_cutoff, scheme=options.derivatives)
             outputs = {"model": model, "motion": motion, "dynamics": inverse_dynamics(motion, derivatives=derived)}
+            contact = None
             progress(0.5, f"body mass {found.mass:.1f} kg from the force plates")
         else:
             progress(0.5, f"body mass {model.total_mass:.1f} kg assumed: the force plates never carry the whole "
                           f"body long enough to weigh it (set {option('mass', hint='kg')})")
-    measured = plate_forces(trial, motion)
-    outputs["dynamics_with_plates"] = None
-    if measured is not None:
-        with_plates = inverse_dynamics(motion, derivatives=derived, external=measured)
-        outputs["dynamics_with_plates"] = replace(with_plates, options={**with_plates.options,
-                                                                          "external": "measured force plates"})
+    outputs["dynamics_with_plates"] = outputs["plates_applied"] = None
+    if plate_forces(trial, motion) is not None:
+        applied = apply_plates(contact or estimate_contact(motion, dynamics=outputs["dynamics"]), trial)
+        with_plates = inverse_dynamics(motion, derivatives=derived, external=plate_forces(applied.trial, motion))
+        how = "measured force plates" + (f", {applied.how}" if applied.how else "")
+        outputs["dynamics_with_plates"] = replace(with_plates, options={**with_plates.options, "external": how})
+        outputs["plates_applied"] = applied
     progress(1.0, f"joint torques and root residuals for {len(outputs['dynamics'].times)} frames")
     return outputs
 
 
 def _contact(path, state: dict, options: PipelineOptions, progress: Progress) -> dict:
     progress(0.0, "estimating ground contact from the motion")
-    contact = estimate_contact(state["motion"], dynamics=state["dynamics"], forces=options.contact_forces,
-                               surfaces=options.surfaces)
-    trial, with_plates, comparison = state["trial"], state.get("dynamics_with_plates"), None
-    if trial.plates:  # a plate under a box: its force at the top; a plate under both feet: split between them
-        as_read = compare_with_plates(contact, trial)
-        raised, moved = at_surface_tops(contact, trial, as_read)
-        trial, comparison = compare_splitting(contact, raised, None if moved else as_read)
-        comparison = replace(comparison, warnings=moved + comparison.warnings)
-        changed = [how for how, done in (("at the top of the box they lie under", moved),
-                                         ("split between the feet", trial is not raised)) if done]
-        if changed and with_plates is not None:
-            with_plates = with_plates_of(with_plates, trial, state["motion"], ", ".join(changed))
-    if comparison is not None:  # another body mass from the plates, plates out of time or not zeroed
+    applied = state.get("plates_applied")
+    if applied is not None and options.contact_forces == "per_frame" and options.surfaces in (None, "detected"):
+        contact = applied.contact  # the dynamics step's estimate, made with these options
+    else:
+        contact = estimate_contact(state["motion"], dynamics=state["dynamics"], forces=options.contact_forces,
+                                   surfaces=options.surfaces)
+    with_plates, comparison, with_support = state.get("dynamics_with_plates"), None, None
+    if applied is not None:  # another body mass from the plates, plates out of time or not zeroed
+        comparison = applied.judge(contact)
         plate_mass, model = mass_from_plates(contact, comparison), contact.model
         told = (None if plate_mass is None else disagreement(plate_mass, model.total_mass, model.mass_source),
-                timing_warning(comparison), *zero_warnings(contact, trial, comparison))
+                timing_warning(comparison), *zero_warnings(contact, applied.trial, comparison))
         comparison = replace(comparison, warnings=comparison.warnings + tuple(w for w in told if w))
-    with_support = None
-    if comparison is not None and with_plates is not None:
         comparison = replace(comparison, moments=compare_moments_with_plates(contact.dynamics, with_plates,
                                                                              comparison.plates_see_all))
         with_support = with_unmeasured_support(with_plates, contact, comparison)
     progress(1.0, contact.headline)
     if with_support is not None:
         progress(1.0, f"joint torques with the {with_support.options['external']}")
-    outputs = {"contact": contact, "plate_comparison": comparison, "dynamics_with_support": with_support}
-    if with_plates is not state.get("dynamics_with_plates"):
-        outputs["dynamics_with_plates"] = with_plates
-    return outputs
+    return {"contact": contact, "plate_comparison": comparison, "dynamics_with_support": with_support}
 
 
 def _zero_gravity(path, state: dict, options: PipelineOptions, progress: Progress) -> dict:

@@ -7,8 +7,7 @@
   joint powers); ``point_force_root_map`` is the linear map contact estimation needs.
 - ``forward``: mass matrix (CRBA), forward dynamics, Euler/RK4 integration, ``replay``.
 - ``energy``: Badler et al. §7 effort and energy measures, momentum.
-- ``plates``: measured force-plate forces as external forces on the segment standing on each plate, and the
-  torques with plates changed after reading (``with_plates_of``).
+- ``plates``: measured force-plate forces as external forces on the segment standing on each plate.
 - ``moments``: joint moments about the clinical angles' axes (``hip_l_flexion_moment`` ...).
 - ``export``: torques and root residuals as a table (.sto / CSV).
 """
@@ -22,12 +21,11 @@ from .export import dynamics_table
 from .forward import forward_dynamics, mass_matrix, replay, simulate
 from .inverse import Dynamics, ExternalForces, external_root_wrench, inverse_dynamics, point_force_root_map, rnea
 from .moments import JointMoments, joint_moments
-from .plates import plate_forces, with_plates_of
+from .plates import plate_forces
 
 __all__ = [
     "GRAVITY", "SCHEMES", "Dynamics", "EnergyMeasures", "ExternalForces", "JointMoments", "body_rate", "butterworth",
     "central_differences", "dynamics_table", "energy_measures", "joint_moments", "plate_forces", "residual_cutoff",
-    "with_plates_of",
     "external_root_wrench", "forward_differences", "forward_dynamics", "inverse_dynamics", "mass_matrix",
     "momentum", "motion_derivatives", "point_force_root_map", "replay", "rnea", "segment_motion", "simulate",
 ]

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..io.trial import Trial
 from ..kinematics.motion import Motion
-from .inverse import Dynamics, ExternalForces, rnea
+from .inverse import ExternalForces
 
 
 def plate_forces(trial: Trial, motion: Motion) -> ExternalForces | None:
@@ -42,10 +42,3 @@ def plate_forces(trial: Trial, motion: Motion) -> ExternalForces | None:
         moments[on, j] = samples.free_moment[:len(cop)][on, plate]
     return ExternalForces(segments=np.array([seg for _, seg in pairs]), points=points, forces=forces, moments=moments)
 
-
-def with_plates_of(dynamics: Dynamics, trial: Trial, motion: Motion, how: str) -> Dynamics:
-    """Inverse dynamics (eq. 9) on ``dynamics``' coordinates with the plates of ``trial``, the plates as read and
-    then changed (``how``: "split between the feet" ...), in place of its own external forces."""
-    external = plate_forces(trial, motion).on_frames(dynamics.options, len(dynamics.times))
-    return rnea(dynamics.model, dynamics.times, dynamics.q, dynamics.v, dynamics.a, gravity=dynamics.gravity,
-                external=external, options={**dynamics.options, "external": f"measured force plates, {how}"})

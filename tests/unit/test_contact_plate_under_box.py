@@ -87,3 +87,7 @@ def test_a_plate_under_the_box_applies_its_force_at_the_top_where_the_feet_take_
                                           for side in "lr"]) / result.model.total_mass
                                 for d in (result.dynamics_with_plates, result.contact.dynamics))
     assert np.sqrt(np.mean((with_plates - from_motion) ** 2)) < 0.01  # N·m/kg: 0.005 (0.033 at the plate)
+    stopped = run(tmp_path / "subject4_DJ3.trc", PipelineOptions(until="dynamics"))  # no contact step: the same
+    np.testing.assert_array_equal(stopped.dynamics_with_plates.joint_torque_world,
+                                  result.dynamics_with_plates.joint_torque_world)
+    assert stopped.report()["dynamics"]["plates_applied"][0] == notes[0]

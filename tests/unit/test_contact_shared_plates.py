@@ -22,6 +22,7 @@ from mocap_dynamics.solver.contact.compare_moments import compare_moments_with_p
 from mocap_dynamics.solver.contact.shared_plates import _split
 from mocap_dynamics.solver.io.mot import read_table, write_table
 from mocap_dynamics.solver.pipeline import PipelineOptions, run
+from mocap_dynamics.solver.report import summary
 
 
 def feet(frames: int, seed: int):
@@ -131,7 +132,8 @@ def one_plate(shared_data, folder, name: str):
 def test_one_plate_under_both_feet_gives_the_per_foot_plates_torques(shared_data, tmp_path, name):
     per_foot = run(shared_data / f"{name}.trc", PipelineOptions(until="contact"))
     assert per_foot.plate_comparison.warnings == ()  # one plate per foot: never taken for a shared one
-    shared = run(one_plate(shared_data, tmp_path, name), PipelineOptions(until="contact"))
+    path = one_plate(shared_data, tmp_path, name)
+    shared = run(path, PipelineOptions(until="contact"))
     alone = compare_with_plates(shared.contact, shared.trial)  # the comparison by itself does not split: it says so
     assert len(alone.warnings) == 1 and "'ground_force' carries both feet at once: its load goes" in alone.warnings[0]
     assert shared.model.total_mass == pytest.approx(per_foot.model.total_mass, abs=0.3)
@@ -142,3 +144,11 @@ def test_one_plate_under_both_feet_gives_the_per_foot_plates_torques(shared_data
     assert len(against) == 6  # hip and knee flexion, ankle dorsiflexion, both sides
     for joint, figures in against.items():
         assert figures["r"] > 0.97 and figures["rmse_nm_per_kg"] < 0.12, (joint, figures)
+    stopped = run(path, PipelineOptions(until="dynamics"))  # the torques with the plates need no contact step
+    assert stopped.contact is None
+    assert stopped.dynamics_with_plates.options["external"].endswith("split between the feet")
+    np.testing.assert_array_equal(stopped.dynamics_with_plates.joint_torque_world,
+                                  shared.dynamics_with_plates.joint_torque_world)
+    notes = [line for line in summary(stopped.report()).splitlines() if "carries both feet at once" in line]
+    assert len(notes) == 1 and notes[0].startswith("  note: force plate 'ground_force' carries both feet")
+    assert not [line for line in summary(shared.report()).splitlines() if line.startswith("  note: force plate")]
