@@ -13,16 +13,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 from scipy.interpolate import make_interp_spline
+from scipy.signal import butter, filtfilt
 
 from mocap_dynamics.solver.io import load_trial
 from mocap_dynamics.solver.io.trc import write_trc
 from mocap_dynamics.solver.pipeline import PipelineOptions, run
 
 
-def recaptured(path: Path, folder: Path, rate: float | None = None, noise: float = 0.0, seed: int = 0) -> Path:
+def recaptured(path: Path, folder: Path, rate: float | None = None, noise: float = 0.0, seed: int = 0,
+               drift_hz: float | None = None) -> Path:
     """The trial at ``path`` as if captured at ``rate`` [Hz] (cubic spline through each marker's samples; a gap
-    stays a gap) with white noise of ``noise`` [m] per coordinate, written to ``folder`` with its plates'
-    ``NAME_grf.mot`` beside it (the plates keep their own rate)."""
+    stays a gap) with white noise of ``noise`` [m] RMS per coordinate (or, with ``drift_hz``, that noise
+    low-passed there: each marker drifting slowly, as keypoints from video do), written to ``folder`` with its
+    plates' ``NAME_grf.mot`` beside it (the plates keep their own rate)."""
     trial = load_trial(path)
     times, markers = trial.times, trial.markers
     if rate is not None:
@@ -35,7 +38,11 @@ def recaptured(path: Path, folder: Path, rate: float | None = None, noise: float
                 resampled[:, m] = make_interp_spline(times[seen], markers[seen, m], k=3)(new_times)
                 resampled[~seen[nearest], m] = np.nan
         times, markers = new_times, resampled
-    markers = markers + noise * np.random.default_rng(seed).standard_normal(markers.shape)
+    added = np.random.default_rng(seed).standard_normal(markers.shape)
+    if drift_hz is not None:
+        added = filtfilt(*butter(2, drift_hz, fs=rate or trial.rate), added, axis=0)
+        added /= added.std()
+    markers = markers + noise * added
     folder.mkdir(parents=True, exist_ok=True)
     out = folder / path.name
     write_trc(replace(trial, markers=markers, rate=float(rate or trial.rate), plates=(), plate_samples=None), out)
@@ -58,3 +65,13 @@ def test_a_video_rate_and_marker_noise_keep_the_targets(shared_data, tmp_path, t
     assert [p.kind for p in result.contact.patches] == (["floor"] if "walk" in trial else ["floor", "raised"])
     if "walk" in trial:
         assert plates["cop_error_single_support_cm"] <= 3.0
+
+
+def test_a_standing_subject_s_pelvis_finds_no_seat_when_the_markers_drift(shared_data, tmp_path):
+    """DJ3 at 60 Hz, each marker drifting by 1 cm RMS at 2 Hz: the subject standing still on the box held a
+    "seat" at 1.10 m under her pelvis, loaded with up to half her weight, before the pelvis's points rested only
+    with a thigh near level (``contact.support.PELVIS_THIGH``); the floor and the box are found, as recorded."""
+    result = run(recaptured(shared_data / "subject4_DJ3.trc", tmp_path, rate=60.0, noise=0.01, seed=1, drift_hz=2.0),
+                 PipelineOptions(until="contact"))
+    assert [p.kind for p in result.contact.patches] == ["floor", "raised"]
+    assert result.contact.patches[1].height - result.contact.patches[0].height == pytest.approx(0.30, abs=0.02)
