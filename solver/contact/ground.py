@@ -4,7 +4,8 @@ Beyond the paper, whose floor stands still. Contact is about how a body point mo
 it touches*: a loaded point rests on it (``support``) and does not slide (``per_frame``'s sliding prior). On an
 instrumented treadmill the stance feet travel backwards with the belt at walking speed while the pelvis stays
 put, so in the lab's frame no foot ever rests and the pelvis does: the floor was "found" at the pelvis's height
-(subject4_walking1 moved as if on a 1.3 m/s belt: a floor at 0.78 m explaining 100 % of the root force).
+(subject4_walking1 moved as if on a 1.3 m/s belt: a floor at 0.78 m explaining 100 % of the root force; since
+2026-12-06 a pelvis over upright thighs rests on nothing, ``support.PELVIS_THIGH``, and no support is found).
 
 Feet on a floor move with it. ``floor_velocity`` takes the foot points near the floor's level (within
 ``FLOOR_BAND`` of the ``FLOOR_PERCENTILE`` percentile of their heights over the trial) that do not move up or
