@@ -22,8 +22,9 @@
 5. walking1 and the trials with a box or a chair with the lab turned by 37, 90 and 180 degrees about the
    vertical: the same surfaces, and per-foot forces against the unturned trial's.
 6. The trials with plates as if captured otherwise: resampled to a video camera's 60 or 30 Hz, with white marker
-   noise of 1-5 mm (``tests/unit/test_contact_capture_rates.py``): vertical RMSE, r, the root force explained and
-   the joint moments' mean r against those with the plates.
+   noise of 1-5 mm or each marker drifting by 1-2 cm at 2 Hz (``tests/unit/test_contact_capture_rates.py``):
+   vertical RMSE, r, the root force explained, the joint moments' mean r against those with the plates, and the
+   surfaces where they are not the ones found as recorded.
 7. The same trials with only their pelvis and leg markers kept: a lower-body model, its head, arms and trunk (HAT)
    following the pelvis's slow motion (the default) or welded to it (``--head welded``).
 8. The bouncing ball of §3 (table and mouse pad): recovered parameters.
@@ -320,32 +321,39 @@ def bench_turned(out: Path) -> None:
 
 
 #: (column, rate [Hz] or None: as recorded, white marker noise [m]) of ``bench_recaptured``.
-RECAPTURED = (("as recorded", None, 0.0), ("60 Hz", 60.0, 0.0), ("30 Hz", 30.0, 0.0), ("1 mm noise", None, 0.001),
-              ("60 Hz, 3 mm noise", 60.0, 0.003), ("60 Hz, 5 mm noise", 60.0, 0.005))
+#: (column, rate [Hz] or None: as recorded, noise [m] RMS, drift [Hz]: the noise low-passed there, or None: white).
+RECAPTURED = (("as recorded", None, 0.0, None), ("60 Hz", 60.0, 0.0, None), ("30 Hz", 30.0, 0.0, None),
+              ("1 mm noise", None, 0.001, None), ("60 Hz, 3 mm noise", 60.0, 0.003, None),
+              ("60 Hz, 5 mm noise", 60.0, 0.005, None), ("60 Hz, 1 cm drift at 2 Hz", 60.0, 0.01, 2.0),
+              ("60 Hz, 2 cm drift at 2 Hz", 60.0, 0.02, 2.0))
 
 
 def bench_recaptured(out: Path) -> None:
-    """The trials with plates resampled and given marker noise: a Markdown table of vertical RMSE [% BW], r, the
-    root force explained and the joint moments' mean r against those with the plates (where they see all) per
-    variant."""
+    """The trials with plates resampled and given marker noise, white or drifting (seed 1): a Markdown table of
+    vertical RMSE [% BW], r, the root force explained and the joint moments' mean r against those with the plates
+    (where they see all) per variant, and the surfaces found where they are not those found as recorded."""
     from mocap_dynamics.solver.pipeline import PipelineOptions, run
     sys.path.insert(0, str(ROOT))
     from tests.unit.test_contact_capture_rates import recaptured
     print("   the trials captured otherwise (vertical RMSE % BW, r; root force explained; joint moments' mean r "
           "against those with the plates, where they see all):")
-    print("\n| trial | " + " | ".join(column for column, _, _ in RECAPTURED) + " |")
+    print("\n| trial | " + " | ".join(variant[0] for variant in RECAPTURED) + " |")
     print("|---|" + "---|" * len(RECAPTURED))
     for name, file, kind, static in TRIALS:
         if static is not None or kind == "run" or not (SHARED / file).is_file():
             continue
-        cells = []
-        for k, (_, rate, noise) in enumerate(RECAPTURED):
-            result = run(recaptured(SHARED / file, out / "recaptured" / str(k), rate, noise),
-                         PipelineOptions(until="contact"))
+        cells, recorded = [], None
+        for k, (_, rate, noise, drift) in enumerate(RECAPTURED):
+            result = run(recaptured(SHARED / file, out / "recaptured" / str(k), rate, noise, seed=1 if drift else 0,
+                                    drift_hz=drift), PipelineOptions(until="contact"))
             s = result.plate_comparison.summary()
             moments = s.get("joint_moments", {}).get("where_plates_see_all", {}).get("mean_r")
+            kinds = [p.kind for p in result.contact.patches]
+            recorded = recorded or kinds
+            surfaces = ", ".join(f"{p.kind} {p.height:.2f} m" for p in result.contact.patches)
             cells.append(f"{s['rmse_vertical_bw_percent']:.1f}, {s['correlation_vertical']:.3f}; "
-                         f"{100 * result.contact.explained_force:.1f} %; {fmt(moments, '.3f')}")
+                         f"{100 * result.contact.explained_force:.1f} %; {fmt(moments, '.3f')}"
+                         + ("" if kinds == recorded else f" [{surfaces}]"))
         print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
     print()
 

@@ -13,6 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
+#: The largest rotation [rad] of a segment between two frames taken as motion (a quarter turn in a hundredth of a
+#: second: 9000°/s); a farther one is an orientation that flipped.
+MAX_TURN_PER_FRAME = np.pi / 2
+
 
 def skew(v: np.ndarray) -> np.ndarray:
     """Cross-product matrix ``[[v]]`` with ``[[v]] u = v x u``; ``(..., 3) -> (..., 3, 3)``."""

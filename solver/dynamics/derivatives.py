@@ -50,11 +50,9 @@ from ..lowpass import PAD, butter2, filtfilt, pad_length
 from .touchdowns import (LANDING_MAX_HZ, LANDING_MIN_HZ, SETTLE, SETTLE_HZ, SOFT_SPEED, landing_cutoff,
                          settling_weight, steady_cutoff, touchdown_weight, touchdowns)
 from ..model.body import BodyModel
-from ..rotations import body_rate, quat_continuity
+from ..rotations import MAX_TURN_PER_FRAME, body_rate, quat_continuity
 from ..runs import runs
 
-#: Largest rotation of a segment between two frames the differences accept [rad].
-MAX_ROTATION_PER_FRAME = np.pi / 2
 #: Finite-difference schemes: the paper's (Euler-consistent) and centred ones.
 SCHEMES = ("forward", "central")
 #: Cutoffs found from the motion: Winter's at touch-downs and at most ``touchdowns.steady_cutoff`` elsewhere (the
@@ -108,9 +106,9 @@ def _check_turns(names: list[str], quat: np.ndarray) -> np.ndarray:
     """``q_tᵀ q_{t+1}`` (T-1, B) of quaternions (T, B, 4); a ``SolverError`` if a segment turns too far."""
     dots = np.sum(quat[:-1] * quat[1:], axis=-1)
     worst = np.argmin(np.where(np.isnan(dots), np.inf, dots))
-    if dots.flat[worst] < np.cos(MAX_ROTATION_PER_FRAME / 2):
+    if dots.flat[worst] < np.cos(MAX_TURN_PER_FRAME / 2):
         frame, block = np.unravel_index(worst, dots.shape)
-        raise SolverError(f"Segment {names[block]!r} turns by more than {np.degrees(MAX_ROTATION_PER_FRAME):.0f}° "
+        raise SolverError(f"Segment {names[block]!r} turns by more than {np.degrees(MAX_TURN_PER_FRAME):.0f}° "
                           f"between frames {frame} and {frame + 1}",
                           "check the reconstruction for orientation flips, or record at a higher frame rate")
     return dots

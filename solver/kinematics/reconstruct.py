@@ -15,13 +15,16 @@ or had no data, and for joints whose markers come back (``otm_fast.prepare_frame
 converge within ``max_iterations`` are flagged in ``Motion.converged`` and counted in ``Motion.info``.
 Joints the model holds by a rule (``model.held``) are welded for OTM and set afterwards (``held_joints``).
 
-Beyond the paper, in fast mode: a run of frames that did not converge before one that did is solved again
-backwards from that frame, each frame warm-started from the one after it as the forward pass starts from the
-frame before, and a frame takes that solution where it converges or fits the markers better
-(``_solved_backwards``). The forward pass restarts after a failed frame from the per-segment rigid fits, which
-noisy markers can leave flipped: walking4 at 60 Hz with each marker drifting by 2 cm RMS at 2 Hz started with a
-frame 140° away from the next about the left upper arm, and inverse dynamics refused the trial ("turns by more
-than 90° between frames 0 and 1"). The paper mode keeps the paper's forward pass.
+Beyond the paper, in fast mode: a frame that did not converge, or whose joints turn by more than a quarter turn
+to the next frame (an orientation flipped), is solved again from the next frame, latest first, so a run of them
+is solved backwards, each frame warm-started from the one after it as the forward pass
+starts from the frame before (``_solved_backwards``). A frame that did not converge takes that solution where it
+converges or fits the markers better, a flipped one where it converges unflipped. The forward pass restarts
+after a failed frame from the per-segment rigid fits, which noisy markers can leave flipped, and damped Newton
+from a poor start may land on the other side: walking4 at 60 Hz with each marker drifting by 2 cm RMS at 2 Hz
+started with a frame 140° away from the next about the left upper arm, the video drop jump so recorded with one
+126° away, and inverse dynamics refused both ("turns by more than 90° between frames 0 and 1"). The paper mode
+keeps the paper's forward pass.
 """
 
 from __future__ import annotations
@@ -38,8 +41,7 @@ from ..model.body import BodyModel
 from ..model.fit import fit_segments, marker_indices
 from ..model.held import tracked_coordinates, tracked_model
 from ..model.markersets import normalize
-from ..rotations import quat_continuity
-from ..runs import runs
+from ..rotations import MAX_TURN_PER_FRAME, quat_continuity
 from .held_joints import set_held_joints
 from .motion import Motion
 from .natural import NaturalModel, natural_model
@@ -211,20 +213,40 @@ def _solve_fast(model, nat, frames, strategy, tolerance, max_iterations, report)
 
 def _solved_backwards(model, frames, tolerance, max_iterations, q, steps, converged, objective, undetermined
                       ) -> None:
-    """Each run of frames with data that did not converge, before a frame that did, solved again frame by frame
-    from that frame backwards, each warm-started from the frame after it (module docstring); a frame takes the
-    backward solution where it converges or fits the markers better (``objective``), in place."""
-    for start, end in runs(~converged & ~undetermined[:, 0]):
-        if end == len(q) or not converged[end]:
+    """The frames with data that did not converge, or whose joints turn by more than ``MAX_TURN_PER_FRAME`` to the
+    frame after, solved again from that frame (when it has data), latest first, so that a run of them is solved
+    backwards (module docstring); in place. A frame that did not converge takes the new solution where it
+    converges or fits the markers better (``objective``), a flipped one where it converges unflipped."""
+    blocks = _quaternion_blocks(model)
+    failed = ~converged & ~undetermined[:, 0]
+    todo = np.flatnonzero(failed[:-1] | _flips(q, blocks)).tolist()
+    while todo:
+        t = todo.pop()
+        if undetermined[t, 0] or undetermined[t + 1, 0] or not (failed[t] or _flips(q[t:t + 2], blocks)[0]):
             continue
-        for t in range(end - 1, start - 1, -1):
-            one = slice(t, t + 1)
-            solved = solve_trial(model.tree, model.marker_chains, frames.measured[one], frames.weights[one],
-                                 frames.fit[one], frames.default, tolerance, max_iterations, q[t + 1], True,
-                                 undetermined[t + 1])
-            if solved[2][0] or solved[3][0] < objective[t]:
-                for whole, part in zip((q, steps, converged, objective, undetermined), solved):
-                    whole[t] = part[0]
+        one = slice(t, t + 1)
+        solved = solve_trial(model.tree, model.marker_chains, frames.measured[one], frames.weights[one],
+                             frames.fit[one], frames.default, tolerance, max_iterations, q[t + 1], True,
+                             undetermined[t + 1])
+        unflipped = not _flips(np.stack([solved[0][0], q[t + 1]]), blocks)[0]
+        if solved[2][0] and unflipped or failed[t] and solved[3][0] < objective[t]:
+            for whole, part in zip((q, steps, converged, objective, undetermined), solved):
+                whole[t] = part[0]
+            if t > 0 and (not todo or todo[-1] != t - 1):
+                todo.append(t - 1)
+
+
+def _flips(q: np.ndarray, blocks: np.ndarray) -> np.ndarray:
+    """(T-1,) whether some quaternion of ``q`` (T, nq) at columns ``blocks`` (B, 4) turns by more than
+    ``MAX_TURN_PER_FRAME`` from each frame to the next."""
+    dots = np.abs(np.sum(q[:-1, blocks] * q[1:, blocks], axis=-1))
+    return (dots < np.cos(MAX_TURN_PER_FRAME / 2)).any(axis=-1)
+
+
+def _quaternion_blocks(model: BodyModel) -> np.ndarray:
+    """The columns (B, 4) in q of every quaternion: the root's and each ball joint's."""
+    return np.array([np.arange(4) + i + (3 if s.joint == "free" else 0) for s, i in zip(model.segments, model.q_starts)
+                     if s.joint in ("free", "ball")], dtype=int).reshape(-1, 4)
 
 
 def _solve_paper(model, nat, frames, strategy, tolerance, max_iterations, report):
@@ -277,8 +299,6 @@ def _tracked(nat: NaturalModel, markers: np.ndarray, targets: np.ndarray, weight
 def continuous_quaternions(model: BodyModel, q: np.ndarray) -> np.ndarray:
     """Quaternions (root and ball joints) with no sign flips between frames."""
     q = q.copy()
-    for s, i in zip(model.segments, model.q_starts):
-        if s.joint in ("free", "ball"):
-            j = i + 3 if s.joint == "free" else i
-            q[:, j:j + 4] = quat_continuity(q[:, j:j + 4])
+    for columns in _quaternion_blocks(model):
+        q[:, columns] = quat_continuity(q[:, columns])
     return q
