@@ -27,8 +27,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Callable
 
-from .contact import apply_plates, compare_moments_with_plates, compare_splitting, estimate_contact, \
-    with_unmeasured_support
+from .contact import apply_plates, compare_moments_with_plates, estimate_contact, with_unmeasured_support
 from .contact.plate_mass import disagreement, mass_from_plates
 from .contact.plate_timing import timing_warning
 from .contact.plate_zero import zero_warnings
@@ -200,24 +199,28 @@ def _dynamics(path, state: dict, options: PipelineOptions, progress: Progress) -
     trial, model, motion = state["trial"], state["model"], state["motion"]
     derived = motion_derivatives(motion, cutoff=options.filter_cutoff, scheme=options.derivatives)
     outputs = {"dynamics": inverse_dynamics(motion, derivatives=derived)}
-    contact = None
+    applied = None
     if model.mass_source.startswith("assumed") and trial.plates:
-        contact = estimate_contact(motion, dynamics=outputs["dynamics"])
-        found = mass_from_plates(contact, compare_splitting(contact, trial)[1])
+        applied = apply_plates(estimate_contact(motion, dynamics=outputs["dynamics"]), trial)
+        found = mass_from_plates(applied.contact, applied.comparison)
         if found is not None:
             model = with_body_mass(model, found.mass, found.source)
             motion = replace(motion, model=model)
             derived = motion_derivatives(motion, cutoff=options.filter_cutoff, scheme=options.derivatives)
             outputs = {"model": model, "motion": motion, "dynamics": inverse_dynamics(motion, derivatives=derived)}
-            contact = None
+            applied = None  # placed again on the rescaled motion
             progress(0.5, f"body mass {found.mass:.1f} kg from the force plates")
         else:
             progress(0.5, f"body mass {model.total_mass:.1f} kg assumed: the force plates never carry the whole "
                           f"body long enough to weigh it (set {option('mass', hint='kg')})")
     outputs["dynamics_with_plates"] = outputs["plates_applied"] = None
-    if plate_forces(trial, motion) is not None:
-        applied = apply_plates(contact or estimate_contact(motion, dynamics=outputs["dynamics"]), trial)
-        with_plates = inverse_dynamics(motion, derivatives=derived, external=plate_forces(applied.trial, motion))
+    measured = plate_forces(trial, motion)
+    if measured is not None:
+        if applied is None:
+            applied = apply_plates(estimate_contact(motion, dynamics=outputs["dynamics"]), trial)
+        if applied.trial is not trial:
+            measured = plate_forces(applied.trial, motion)
+        with_plates = inverse_dynamics(motion, derivatives=derived, external=measured)
         how = "measured force plates" + (f", {applied.how}" if applied.how else "")
         outputs["dynamics_with_plates"] = replace(with_plates, options={**with_plates.options, "external": how})
         outputs["plates_applied"] = applied

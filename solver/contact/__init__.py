@@ -14,7 +14,7 @@
 - ``plate_mass``, ``plate_timing``, ``plate_zero``: the body mass from the plates, and whether they keep time
   with the markers and were zeroed (warnings).
 - ``shared_plates``: a plate under both feet split between them by its centre of pressure
-  (``compare_splitting``).
+  (``split_where_shared``).
 - ``plate_tops``: a plate under a box applying its force at the box's top (``at_surface_tops``).
 - ``applied_plates``: the plates as they act on the body, both changes made (``apply_plates``): the torques with
   the plates and the comparison use them.
@@ -38,7 +38,6 @@ from .model import ContactConstants, Material, Plane, Surface, contact_forces, p
 from .per_frame import PerFrameOptions
 from .applied_plates import AppliedPlates, apply_plates
 from .plate_tops import at_surface_tops
-from .shared_plates import compare_splitting
 from .unmeasured import unmeasured_support, with_unmeasured_support
 from .simulate import ContactSimulation, PoseController, simulate_contact
 
@@ -46,7 +45,7 @@ __all__ = [
     "FORCE_MODELS", "SURFACE_MODELS", "AppliedPlates", "BallEstimate", "BallTrajectory", "Bounds", "Contact",
     "ContactConstants", "ContactEvent", "ContactSimulation", "Material", "MomentComparison", "Optimisation", "Patch",
     "PerFrameOptions", "Plane", "PlateComparison", "PoseController", "Start", "Surface",
-    "compare_moments_with_plates", "apply_plates", "at_surface_tops", "compare_splitting", "compare_with_plates",
+    "compare_moments_with_plates", "apply_plates", "at_surface_tops", "compare_with_plates",
     "contact_forces", "default_dynamics", "estimate_ball", "estimate_contact", "grf_table", "point_motion",
     "resting_distance", "segment_wrenches", "simulate_ball", "simulate_contact", "unmeasured_support",
     "with_unmeasured_support",

@@ -456,8 +456,8 @@ def plates_under_both_feet(trial: Trial, force: np.ndarray, on_plates: np.ndarra
 
 def _under_both_feet(trial: Trial, force: np.ndarray, on_plates: np.ndarray, body_weight: float) -> tuple[str, ...]:
     """A warning per plate that carries both feet at once (``plates_under_both_feet``); the pipeline splits such a plate
-    between them first (``contact.shared_plates``)."""
+    between them first (``contact.apply_plates``)."""
     return tuple(f"force plate {trial.plates[p].name!r} carries both feet at once: its load goes to the foot nearest "
                  "its centre of pressure, so double support is not compared and the torques with the plates put both "
-                 "feet's load on one foot; compare with contact.shared_plates.compare_splitting, or give the plates "
+                 "feet's load on one foot; contact.apply_plates splits it between them first, or give the plates "
                  "one per foot" for p in plates_under_both_feet(trial, force, on_plates, body_weight))

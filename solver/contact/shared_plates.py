@@ -31,25 +31,11 @@ import numpy as np
 
 from ..io.plates import mask_unloaded
 from ..io.trial import PlateSamples, Trial
-from .compare import PlateComparison, compare_with_plates, plates_under_both_feet, trial_frames
+from .compare import PlateComparison, plates_under_both_feet, trial_frames
 from .result import Contact
 
 #: A foot the estimate loads with less than this fraction of the body weight on the plate's surface takes no share.
 LOADED = 0.02
-
-
-def compare_splitting(contact: Contact, trial: Trial, comparison: PlateComparison | None = None
-                      ) -> tuple[Trial, PlateComparison]:
-    """``compare_with_plates`` (``comparison``, where already made) after splitting each plate that carries both
-    feet between them (``split_where_shared``): the trial the comparison was made with (``trial`` itself when no
-    plate is shared) and the comparison, whose warnings then begin with a sentence on the split."""
-    comparison = compare_with_plates(contact, trial) if comparison is None else comparison
-    split = split_where_shared(contact, trial, comparison)
-    if split is None:
-        return trial, comparison
-    trial, note = split
-    comparison = compare_with_plates(contact, trial)
-    return trial, replace(comparison, warnings=(note,) + comparison.warnings)
 
 
 def split_where_shared(contact: Contact, trial: Trial, comparison: PlateComparison) -> tuple[Trial, str] | None:

@@ -62,14 +62,13 @@ AUTOMATIC_CUTOFFS = ("auto", "winter")
 
 def quaternion_columns(model: BodyModel) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Segment names and the columns in q (B, 4) and in v (B, 3) of every quaternion: the root's and each ball's."""
-    names, iq, iv = [], [], []
-    for s, qs, vs in zip(model.segments, model.q_starts, model.v_starts):
+    names, iv = [], []
+    for s, vs in zip(model.segments, model.v_starts):
         if s.joint in ("free", "ball"):
             shift = 3 if s.joint == "free" else 0
             names.append(s.name)
-            iq.append(range(qs + shift, qs + shift + 4))
             iv.append(range(vs + shift, vs + shift + 3))
-    return names, np.array(iq, dtype=int).reshape(-1, 4), np.array(iv, dtype=int).reshape(-1, 3)
+    return names, model.quaternion_columns, np.array(iv, dtype=int).reshape(-1, 3)
 
 
 def scalar_indices(model: BodyModel) -> tuple[np.ndarray, np.ndarray]:

@@ -217,7 +217,7 @@ def _solved_backwards(model, frames, tolerance, max_iterations, q, steps, conver
     frame after, solved again from that frame (when it has data), latest first, so that a run of them is solved
     backwards (module docstring); in place. A frame that did not converge takes the new solution where it
     converges or fits the markers better (``objective``), a flipped one where it converges unflipped."""
-    blocks = _quaternion_blocks(model)
+    blocks = model.quaternion_columns
     failed = ~converged & ~undetermined[:, 0]
     todo = np.flatnonzero(failed[:-1] | _flips(q, blocks)).tolist()
     while todo:
@@ -241,12 +241,6 @@ def _flips(q: np.ndarray, blocks: np.ndarray) -> np.ndarray:
     ``MAX_TURN_PER_FRAME`` from each frame to the next."""
     dots = np.abs(np.sum(q[:-1, blocks] * q[1:, blocks], axis=-1))
     return (dots < np.cos(MAX_TURN_PER_FRAME / 2)).any(axis=-1)
-
-
-def _quaternion_blocks(model: BodyModel) -> np.ndarray:
-    """The columns (B, 4) in q of every quaternion: the root's and each ball joint's."""
-    return np.array([np.arange(4) + i + (3 if s.joint == "free" else 0) for s, i in zip(model.segments, model.q_starts)
-                     if s.joint in ("free", "ball")], dtype=int).reshape(-1, 4)
 
 
 def _solve_paper(model, nat, frames, strategy, tolerance, max_iterations, report):
@@ -299,6 +293,6 @@ def _tracked(nat: NaturalModel, markers: np.ndarray, targets: np.ndarray, weight
 def continuous_quaternions(model: BodyModel, q: np.ndarray) -> np.ndarray:
     """Quaternions (root and ball joints) with no sign flips between frames."""
     q = q.copy()
-    for columns in _quaternion_blocks(model):
+    for columns in model.quaternion_columns:
         q[:, columns] = quat_continuity(q[:, columns])
     return q

@@ -180,6 +180,13 @@ class BodyModel:
         """Index in ``v`` of each segment's first velocity coordinate."""
         return np.concatenate([[0], np.cumsum([s.nv for s in self.segments])[:-1]])
 
+    @property
+    def quaternion_columns(self) -> np.ndarray:
+        """The columns (B, 4) in ``q`` of every quaternion: the root's (after its position) and each ball joint's."""
+        return np.array([np.arange(4) + i + (3 if s.joint == "free" else 0)
+                         for s, i in zip(self.segments, self.q_starts) if s.joint in ("free", "ball")],
+                        dtype=int).reshape(-1, 4)
+
     @cached_property
     def tree(self) -> Tree:
         """The model flattened for the numba kernels (``solver.model.tree``), once per model."""
@@ -239,9 +246,7 @@ class BodyModel:
     def neutral_q(self) -> np.ndarray:
         """Neutral pose: root at the origin, every quaternion identity, every angle zero."""
         q = np.zeros(self.nq)
-        for s, i in zip(self.segments, self.q_starts):
-            if s.joint in ("free", "ball"):
-                q[i + (3 if s.joint == "free" else 0)] = 1.0
+        q[self.quaternion_columns[:, 0]] = 1.0
         return q
 
     # --- kinematics -----------------------------------------------------------
