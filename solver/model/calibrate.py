@@ -60,8 +60,8 @@ from .body import BodyModel, Segment
 from .calibration_report import fit_residuals, initial_pose, marker_notes, marker_report
 from .contact_points import ContactConfig, level_soles, with_contact_points
 from .fit import fit_segments
-from .inertia import (DE_LEVA, SHOE_MASS, SHOE_MASS_FIX, SHOE_ROW, TORSO_CENTRE_SOURCES, check_inertia, combine,
-                      dumas_torso_centre, endpoint, part_inertia, table_rows)
+from .inertia import (DE_LEVA, LUMBOSACRAL_HEIGHT, SHOE_MASS, SHOE_MASS_FIX, SHOE_ROW, TORSO_CENTRE_SOURCES,
+                      check_inertia, combine, dumas_torso_centre, endpoint, part_inertia, table_rows)
 from .held import held_segments, with_held_segments
 from .level_head import HEADS
 from . import vocabulary
@@ -380,7 +380,10 @@ def build_model(template: Template, geo: dict, joints: dict, mass: float, mass_s
             (torso if torso_centre == "dumas" and a.name == "torso" else pieces).append((sign * part, com, inertia))
         if torso:  # the torso's table parts as one, at Dumas et al.'s CM
             part, _, inertia = combine(torso)
-            pieces.append((part, dumas_torso_centre(points["lumbar"] - base, points["neck"] - base, sex), inertia))
+            depth = (np.linalg.norm(points["lumbar"] - points["mid_hip"])  # our lumbar joint above L5/S1
+                     - LUMBOSACRAL_HEIGHT[sex] * np.linalg.norm(points["hip_l"] - points["hip_r"]))
+            pieces.append((part, dumas_torso_centre(points["lumbar"] - base, points["neck"] - base, depth, sex),
+                           inertia))
         seg_mass, com, inertia = combine(pieces)
         check_inertia(s.name, seg_mass, inertia)
         markers = [(label, neutral[m] - base + offset) for m in s.members

@@ -55,13 +55,15 @@ SUPR-MIDH line, which runs down through the hip joints, ahead of the lumbar
 spine, so the torso (the trunk less the lower trunk) gets its CM 1.5 cm
 ahead of its lumbar-to-neck axis. Dumas, Chèze & Verriest (2007, Table 2),
 who adjusted McConville's and Young's data to joint centres and 3D segment
-axes, put the torso's (lumbar to cervical joint centre) 42.0 % of its length
-below the cervical joint centre and 3.6 % of it behind the axis (male;
-female 43.6 % and 1.6 %): by default the torso's mass and inertia come from
-the table and its CM from Dumas et al. Checked against force plates: in
-subject 4's static trial the body's CM stands 1.37 cm ahead of the plates'
-centre of pressure with the table's torso, 0.44 cm from it with Dumas's
-(README). ``torso_centre="table"`` keeps the table's.
+axes, put the torso's (L5/S1 to the cervical joint centre) 42.0 % of its
+length below the cervical joint centre and 3.6 % of it behind the axis
+(male; female 43.6 % and 1.6 %): by default the torso's mass and inertia come
+from the table and its CM from Dumas et al., their torso's length reaching
+down to L5/S1 (Reed et al. 1999, ``LUMBOSACRAL_HEIGHT``) below our lumbar
+joint. Checked against force plates: in subject 4's static trial the body's
+CM stands 1.37 cm ahead of the plates' centre of pressure with the table's
+torso, 0.41 cm from it with Dumas's (README). ``torso_centre="table"``
+keeps the table's.
 
 The segments' masses (beyond both tables; ``DUMAS_MASSES``, ``table_rows``):
 by default every segment's share of the body mass is Dumas, Chèze &
@@ -157,6 +159,10 @@ ENDPOINTS = {"VERT": "vertex", "CERV": "neck", "SUPR": "neck", "MIDH": "mid_hip"
 #: Dumas, Chèze & Verriest (2007) Table 2, torso (lumbar to cervical joint centre): its CM's offset along the
 #: sagittal axis (+ forward) and its distance below the cervical joint centre, in % of the torso's length.
 TORSO_CENTRES = {"female": (-1.6, 43.6), "male": (-3.6, 42.0)}
+#: Their lumbar joint centre (L5/S1, Reed, Manary & Schneider 1999) above the midpoint of the hip joint centres,
+#: in units of the hip joint centres' distance: Reed et al. put L5/S1 0.126 (male; female 0.172) and the hip
+#: centres -0.278 (-0.270) pelvis widths up from the mid-ASIS, the hip centres 2 x 0.361 (0.372) apart.
+LUMBOSACRAL_HEIGHT = {"female": (0.172 + 0.270) / 0.744, "male": (0.126 + 0.278) / 0.722}
 #: Where the torso's CM comes from: Dumas et al.'s torso (the default), or the inertia table's trunk rows.
 TORSO_CENTRE_SOURCES = ("dumas", "table")
 #: Dumas, Chèze & Verriest (2007) Table 2: segment masses [% of body mass] on the tables' rows: their torso and
@@ -171,16 +177,22 @@ DUMAS_MASSES = {
 SEGMENT_MASS_SOURCES = ("dumas", "table")
 
 
-def dumas_torso_centre(lumbar: np.ndarray, neck: np.ndarray, sex: str) -> np.ndarray:
+def dumas_torso_centre(lumbar: np.ndarray, neck: np.ndarray, lumbosacral_depth: float, sex: str) -> np.ndarray:
     """The torso's CM by Dumas et al. (2007) (``TORSO_CENTRES``) in a frame whose Y is medio-lateral, from its
-    lumbar and neck (cervical) joint centres."""
+    lumbar and neck (cervical) joint centres and how far [m] L5/S1 lies below its lumbar joint.
+
+    Their torso runs from the cervical joint centre down to L5/S1 (``LUMBOSACRAL_HEIGHT`` above the hips), and
+    its length sets the CM's place. Ours ends higher, at de Leva's omphalion (``joint_centres``), a quarter of
+    the trunk up from the hips: its axis is carried down to L5/S1. Until 2026-12-06 the percentages were taken
+    of our torso's length, which put the CM 2 cm higher (README: the moments from motion alone in sit-to-stand)."""
     lumbar, neck = np.asarray(lumbar, float), np.asarray(neck, float)
-    length = np.linalg.norm(neck - lumbar)
-    up = (neck - lumbar) / length
+    ours = np.linalg.norm(neck - lumbar)
+    up = (neck - lumbar) / ours
+    length = ours + lumbosacral_depth  # cervical joint centre to L5/S1
     lateral = np.array([0.0, 1.0, 0.0]) - up[1] * up
     forward = np.cross(lateral / np.linalg.norm(lateral), up)
     ahead, below = TORSO_CENTRES[sex]
-    return neck + below / 100.0 * (lumbar - neck) + ahead / 100.0 * length * forward
+    return neck - below / 100.0 * length * up + ahead / 100.0 * length * forward
 
 
 def table_rows(table: str, sex: str, masses: str = "table") -> dict[str, Row]:

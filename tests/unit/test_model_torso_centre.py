@@ -8,20 +8,36 @@ import pytest
 
 from mocap_dynamics.solver.errors import InputError, ModelError
 from mocap_dynamics.solver.model import calibrate
-from mocap_dynamics.solver.model.inertia import dumas_torso_centre
+from mocap_dynamics.solver.model.inertia import LUMBOSACRAL_HEIGHT, dumas_torso_centre
 from mocap_dynamics.solver.pipeline import PipelineOptions, run
 
 
 @pytest.mark.parametrize("sex, ahead, below", [("male", -0.036, 0.420), ("female", -0.016, 0.436)])
 def test_dumas_puts_the_torsos_centre_behind_its_axis_below_the_neck(sex, ahead, below):
-    """Table 2 of Dumas et al. (2007): a torso 0.5 m long, upright and then leaning 30° forward."""
-    lumbar, neck = np.zeros(3), np.array([0.0, 0.0, 0.5])
-    np.testing.assert_allclose(dumas_torso_centre(lumbar, neck, sex), [ahead * 0.5, 0.0, 0.5 * (1 - below)],
-                               atol=1e-12)
+    """Table 2 of Dumas et al. (2007), in percent of their torso's length, from the cervical joint centre to L5/S1:
+    ours 0.5 m from its lumbar joint to the neck, L5/S1 0.1 m below that joint; upright, then leaning 30°."""
+    lumbar, neck, length = np.zeros(3), np.array([0.0, 0.0, 0.5]), 0.6
+    np.testing.assert_allclose(dumas_torso_centre(lumbar, neck, 0.1, sex),
+                               [ahead * length, 0.0, 0.5 - below * length], atol=1e-12)
     lean = np.radians(30.0)
     up, forward = np.array([np.sin(lean), 0.0, np.cos(lean)]), np.array([np.cos(lean), 0.0, -np.sin(lean)])
-    expected = 0.5 * (1 - below) * up + ahead * 0.5 * forward
-    np.testing.assert_allclose(dumas_torso_centre(lumbar, 0.5 * up, sex), expected, atol=1e-12)
+    expected = (0.5 - below * length) * up + ahead * length * forward
+    np.testing.assert_allclose(dumas_torso_centre(lumbar, 0.5 * up, 0.1, sex), expected, atol=1e-12)
+
+
+def test_dumas_torso_reaches_down_to_the_lumbosacral_joint(subject4_static):
+    """Our lumbar joint is de Leva's omphalion, 27.4 % of the way up from the hips; Dumas's torso ends at L5/S1,
+    Reed et al.'s 0.56 hip widths above the hips: on subject 4 that carries the torso 5 cm further down and its CM
+    2 cm lower than 42 % of our torso's length."""
+    model = calibrate(subject4_static, mass=60.0)
+    index = {s.name: k for k, s in enumerate(model.segments)}
+    torso, hip_l, hip_r = (model.segments[index[n]] for n in ("torso", "thigh_l", "thigh_r"))
+    lumbar_above_hips = np.linalg.norm(torso.joint_offset - (hip_l.joint_offset + hip_r.joint_offset) / 2)
+    depth = lumbar_above_hips - LUMBOSACRAL_HEIGHT["male"] * np.linalg.norm(hip_l.joint_offset - hip_r.joint_offset)
+    assert 0.03 < depth < 0.07
+    neck = torso.tip
+    below_neck = neck[2] - torso.com[2]
+    assert below_neck == pytest.approx(0.42 * (np.linalg.norm(neck) + depth), abs=0.002)  # the table's parts move it
 
 
 def test_only_the_torsos_centre_moves(subject4_static):
@@ -38,7 +54,8 @@ def test_only_the_torsos_centre_moves(subject4_static):
 
 def test_the_body_stands_over_the_plates_centre_of_pressure(shared_data):
     """Quiet standing on force plates (subject 4's static trial): the body's CM lies above the plates' centre of
-    pressure. 0.44 cm from it with Dumas's torso, 1.37 cm (ahead) with the table's."""
+    pressure. 0.41 cm from it with Dumas's torso (0.44 with its percentages taken of our shorter torso), 1.37 cm
+    (ahead) with the table's."""
     off = {}
     for where in ("dumas", "table"):
         result = run(shared_data / "subject4_static1.trc", PipelineOptions(until="reconstruct", torso_centre=where))
