@@ -156,12 +156,13 @@ ENDPOINTS = {"VERT": "vertex", "CERV": "neck", "SUPR": "neck", "MIDH": "mid_hip"
              "MET3": "hand_tip_", "HJC": "hip_", "KJC": "knee_", "LMAL": "ankle_", "HEEL": "heel_", "TTIP": "toe_"}
 
 
-#: Dumas, Chèze & Verriest (2007) Table 2, torso (lumbar to cervical joint centre): its CM's offset along the
+#: Dumas, Chèze & Verriest (2007) Table 2, torso (L5/S1 to the cervical joint centre): its CM's offset along the
 #: sagittal axis (+ forward) and its distance below the cervical joint centre, in % of the torso's length.
 TORSO_CENTRES = {"female": (-1.6, 43.6), "male": (-3.6, 42.0)}
 #: Their lumbar joint centre (L5/S1, Reed, Manary & Schneider 1999) above the midpoint of the hip joint centres,
 #: in units of the hip joint centres' distance: Reed et al. put L5/S1 0.126 (male; female 0.172) and the hip
-#: centres -0.278 (-0.270) pelvis widths up from the mid-ASIS, the hip centres 2 x 0.361 (0.372) apart.
+#: centres -0.278 (-0.270) pelvis (inter-ASIS) widths up from the mid-ASIS in their pelvis frame, the hip centres
+#: 2 x 0.361 (0.372) apart.
 LUMBOSACRAL_HEIGHT = {"female": (0.172 + 0.270) / 0.744, "male": (0.126 + 0.278) / 0.722}
 #: Where the torso's CM comes from: Dumas et al.'s torso (the default), or the inertia table's trunk rows.
 TORSO_CENTRE_SOURCES = ("dumas", "table")
