@@ -101,8 +101,8 @@ PIPELINE_FLAGS = {
                                       "body mass and added to the feet (default: "
                                       f"{_DEFAULT.shoe_mass:g}, a trainer's; 0: barefoot)"}, False),
         ("--torso-centre", "torso_centre", {"choices": list(TORSO_CENTRE_SOURCES), "help": "where the torso's "
-                                            "centre of mass lies: Dumas et al. 2007's, behind its lumbar-to-neck "
-                                            "axis, or the inertia table's (default: "
+                                            "centre of mass lies: Dumas et al. 2007's, behind its axis from L5/S1 "
+                                            "to the neck, or the inertia table's (default: "
                                             f"{_DEFAULT.torso_centre})"}, False),
         ("--segment-masses", "segment_masses", {"choices": list(SEGMENT_MASS_SOURCES), "help": "the segments' "
                                                 "shares of the body mass: Dumas et al. 2007's or the inertia "

@@ -433,7 +433,7 @@ def calibrate(trial: Trial, template: str = "full15", mass: float | None = None,
     ``MarkerSet``. ``static``: a static trial of the same subject and marker set, for the geometry.
     ``sex`` and ``table`` ("de_leva" or "lee") choose the inertia table; ``shoe_mass`` [kg] the mass of each
     shoe, part of the body mass (0: barefoot); ``torso_centre`` where the torso's CM lies ("dumas": Dumas et al.
-    2007, behind its lumbar-to-neck axis; "table": the table's; ``inertia``) and ``segment_masses`` how the body
+    2007, behind its axis from L5/S1 to the neck; "table": the table's; ``inertia``) and ``segment_masses`` how the body
     mass is shared out ("dumas": Dumas et al. 2007; "table": the table's; ``inertia``); ``contact`` the contact
     points.
     ``head``: segments without markers are held by their rules ("level", ``model.held``: a head held level, a
