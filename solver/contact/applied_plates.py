@@ -51,8 +51,9 @@ def apply_plates(contact: Contact, trial: Trial) -> AppliedPlates:
     raised, moved = at_surface_tops(contact, trial, as_read)
     comparison = compare_with_plates(contact, raised) if moved else as_read
     split = split_where_shared(contact, raised, comparison)
-    applied, notes = (raised, moved) if split is None else (split[0], moved + (split[1],))
+    applied, notes = raised, moved
     if split is not None:
+        applied, notes = split[0], moved + (split[1],)
         comparison = compare_with_plates(contact, applied)
     how = ", ".join(change for change, done in (("at the top of the box they lie under", moved),
                                                 ("split between the feet", split is not None)) if done)

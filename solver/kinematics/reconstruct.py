@@ -18,8 +18,8 @@ Joints the model holds by a rule (``model.held``) are welded for OTM and set aft
 Beyond the paper, in fast mode: a frame that did not converge, or whose joints turn by more than a quarter turn
 to the next frame (an orientation flipped), is solved again from the next frame, latest first, so a run of them
 is solved backwards, each frame warm-started from the one after it as the forward pass
-starts from the frame before (``_solved_backwards``). A frame that did not converge takes that solution where it
-converges or fits the markers better, a flipped one where it converges unflipped. The forward pass restarts
+starts from the frame before (``_solved_backwards``). A frame takes that solution where it converges unflipped,
+one that did not converge also where it fits the markers better. The forward pass restarts
 after a failed frame from the per-segment rigid fits, which noisy markers can leave flipped, and damped Newton
 from a poor start may land on the other side: walking4 at 60 Hz with each marker drifting by 2 cm RMS at 2 Hz
 started with a frame 140° away from the next about the left upper arm, the video drop jump so recorded with one
@@ -215,8 +215,8 @@ def _solved_backwards(model, frames, tolerance, max_iterations, q, steps, conver
                       ) -> None:
     """The frames with data that did not converge, or whose joints turn by more than ``MAX_TURN_PER_FRAME`` to the
     frame after, solved again from that frame (when it has data), latest first, so that a run of them is solved
-    backwards (module docstring); in place. A frame that did not converge takes the new solution where it
-    converges or fits the markers better (``objective``), a flipped one where it converges unflipped."""
+    backwards (module docstring); in place. A frame takes the new solution where it converges unflipped, one that
+    did not converge also where it fits the markers better (``objective``)."""
     blocks = model.quaternion_columns
     failed = ~converged & ~undetermined[:, 0]
     todo = np.flatnonzero(failed[:-1] | _flips(q, blocks)).tolist()
