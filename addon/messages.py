@@ -28,6 +28,7 @@ FIELDS = {
     "method": ("mocap_dynamics.reconstruct", "method"),
     "otm_mode": ("mocap_dynamics.reconstruct", "mode"),
     "tolerance": ("mocap_dynamics.reconstruct", "tolerance"),
+    "marker_weights": ("mocap_dynamics.reconstruct", "marker_weights"),
     "cutoff": ("mocap_dynamics.inverse_dynamics", "cutoff"),
     "contact_forces": ("mocap_dynamics.estimate_contact", "forces"),
     "zero_gravity.kind": ("scene", "zero_gravity"),

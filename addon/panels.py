@@ -191,6 +191,10 @@ class MOCAP_DYNAMICS_PT_reconstruct(_SubStep, bpy.types.Panel):
                       icon="ERROR")
         for segment, frames in rec.get("frames_held", {}).items():
             box.label(text=f"{segment} held on its parent in {frames} frames (no markers)", icon="ERROR")
+        lighter = rec.get("samples_down_weighted", {})
+        if lighter:
+            box.label(text=f"{len(lighter)} markers weigh less where they left their segment "
+                           f"({sum(lighter.values())} samples)")
         box.label(text="Worst markers (median error):")
         for label, error in rec["worst_markers_median_m"].items():
             box.label(text=f"  {label}: {1000 * error:.1f} mm")

@@ -150,6 +150,10 @@ class MOCAP_DYNAMICS_OT_reconstruct(_Step, bpy.types.Operator):
         ("paper", "Paper (QR)", "Ausejo et al.'s QR solution of the KKT system, as published (slow)")])
     tolerance: FloatProperty(name="Tolerance", default=1e-7, min=1e-12, max=1e-2, precision=9,
                              description="Convergence tolerance on the norm of the joint constraints")
+    marker_weights: EnumProperty(name="Marker Weights", items=[
+        ("isolated", "Isolated Lighter", "A marker that leaves its segment while the segment's other markers stay "
+                                         "on it weighs less (Huber's weight; a second pass)"),
+        ("equal", "Equal", "Every marker weighs the same, as the paper has it")])
     gap_fill: EnumProperty(name="Gap Filling", items=GAP_FILL_ITEMS,
                            description="How missing marker samples are filled before reconstruction; filled "
                                        "samples show a violet sphere on the marker")
@@ -166,7 +170,7 @@ class MOCAP_DYNAMICS_OT_reconstruct(_Step, bpy.types.Operator):
         stored = stored_options(active_trial(context)[1]).gap_fill
         gap_fill = replace(stored, method=self.gap_fill, max_gap_s=_typed(self.max_gap))
         return self.step(context, "reconstruct", method=self.method, otm_mode=self.mode,
-                         tolerance=_typed(self.tolerance), gap_fill=gap_fill)
+                         tolerance=_typed(self.tolerance), marker_weights=self.marker_weights, gap_fill=gap_fill)
 
     def finished(self, context, outcome):
         result, _ = outcome

@@ -19,6 +19,7 @@ from .io import ImportOptions
 from .io.documents import parse_document
 from .kinematics.gap_fill import GapFillOptions
 from .model.inertia import SEGMENT_MASS_SOURCES, SHOE_MASS, SHOE_MASS_FIX, TORSO_CENTRE_SOURCES
+from .kinematics.isolated_markers import MARKER_WEIGHTS
 from .model.level_head import HEADS
 from .plausibility import check_mass_range
 from .zerog import ZeroGravityOptions
@@ -40,7 +41,8 @@ READ_BY = {"import_options": "import", "grf": "import", "template": "calibrate",
            "shoe_mass": "calibrate", "torso_centre": "calibrate", "segment_masses": "calibrate",
            "opensim_model": "calibrate",
            "gap_fill": "gap_fill",
-           "method": "reconstruct", "otm_mode": "reconstruct", "tolerance": "reconstruct", "cutoff": "dynamics",
+           "method": "reconstruct", "otm_mode": "reconstruct", "tolerance": "reconstruct",
+           "marker_weights": "reconstruct", "cutoff": "dynamics",
            "derivatives": "dynamics", "contact_forces": "contact", "surfaces": "contact",
            "zero_gravity": "zero_gravity", "until": None, "opensim": None, "plots": None}
 #: Options that name files, taken from an options file's folder when relative.
@@ -63,7 +65,9 @@ class PipelineOptions:
     (segments without markers held by their rules, "level", or "welded" to their
     parents: ``model.held``); with ``markerset=None`` and labels that match no known set, or ``markerset="discover"``,
     the segments are found from the motion (``model.discovery``). ``gap_fill``: how marker gaps are filled
-    before reconstruction (``GapFillOptions``; on by default). Dynamics: ``cutoff`` of the zero-lag low-pass
+    before reconstruction (``GapFillOptions``; on by default). ``marker_weights``: OTM's marker weights,
+    "isolated" (a marker that leaves its segment on its own weighs less: ``kinematics.isolated_markers``) or
+    "equal" (the paper's). Dynamics: ``cutoff`` of the zero-lag low-pass
     filter before differentiating, in Hz,
     ``"auto"`` (Winter's residual analysis, per trial, at the touch-downs of the feet, weighted by how fast the
     body comes down, and elsewhere at most 8 Hz or 1 / the feet's contact time: ``dynamics.touchdowns``),
@@ -98,6 +102,7 @@ class PipelineOptions:
     method: str = "otm"
     otm_mode: str = "fast"
     tolerance: float = 1e-7
+    marker_weights: str = "isolated"
     cutoff: float | str = "auto"
     derivatives: str = "central"
     contact_forces: str = "per_frame"
@@ -123,6 +128,9 @@ class PipelineOptions:
             raise InputError(f"Unknown reconstruction method {option('method', self.method)}", "use otm or lee")
         if self.otm_mode not in ("fast", "paper"):
             raise InputError(f"Unknown OTM mode {option('otm_mode', self.otm_mode)}", "use fast or paper")
+        if self.marker_weights not in MARKER_WEIGHTS:
+            raise InputError(f"Unknown marker weights {option('marker_weights', self.marker_weights)}",
+                             f"use {' or '.join(MARKER_WEIGHTS)}")
         if self.contact_forces not in FORCE_MODELS:
             raise InputError(f"Unknown contact force model {option('contact_forces', self.contact_forces)}",
                              f"use {' or '.join(FORCE_MODELS)}")

@@ -122,6 +122,9 @@ def summary(report: Report) -> str:
         if rec.get("frames_without_data"):
             lines.append(f"  warning: {rec['frames_without_data']} frames without the markers to place the pelvis: "
                          "a held pose shows there, and they get no forces or torques")
+        if rec.get("samples_down_weighted"):
+            lighter = ", ".join(f"{label} in {n}" for label, n in rec["samples_down_weighted"].items())
+            lines.append(f"  markers weighing less where they left their segment on their own: {lighter} frames")
         if rec.get("frames_held"):
             held = ", ".join(f"{name} in {n}" for name, n in rec["frames_held"].items())
             lines.append(f"  warning: segments without the markers to place them, held at their posture relative to "

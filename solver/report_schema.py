@@ -114,6 +114,7 @@ class ReconstructionSummary(TypedDict):
     converged_percent: float
     frames_without_data: int
     frames_held: dict[str, int]
+    samples_down_weighted: dict[str, int]
     iterations_mean: float
     iterations_max: int
     constraint_norm_max: float

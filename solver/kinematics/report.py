@@ -105,6 +105,7 @@ def reconstruction_summary(motion: Motion) -> ReconstructionSummary:
         "converged_percent": summary.rate_percent,
         "frames_without_data": summary.no_data_frames,
         "frames_held": dict(motion.info.get("prior_frames", {})),
+        "samples_down_weighted": dict(motion.info.get("down_weighted", {})),
         "iterations_mean": summary.iterations_mean,
         "iterations_max": summary.iterations_max,
         "constraint_norm_max": summary.constraint_norm_max,

@@ -250,7 +250,9 @@ def test_a_walks_heel_strikes_keep_the_steady_cutoff(shared_data, monkeypatch):
     """opencap_video_walking3 (video keypoints): its body comes down at under 0.3 m/s at its heel strikes, so they
     keep the steady cutoff; rather than each keeping Winter's, the keypoints' wobble stays out of the
     contact estimate: the moments from motion alone follow ours with the plates closer (mean r over hip, knee
-    and ankle flexion 0.909 -> 0.921) and the vertical GRF the plates' (5.3 -> 4.6 % BW)."""
+    and ankle flexion 0.938 -> 0.947) and the vertical GRF the plates' (4.23 -> 4.08 % BW; 2026-12-06, since
+    the markers that leave their segment weigh less, ``kinematics.isolated_markers``: less wobble is left to
+    keep out, and the vertical gain is smaller than the 5.3 -> 4.6 it was)."""
     from mocap_dynamics.solver.dynamics import joint_moments, touchdowns as module
     from mocap_dynamics.solver.pipeline import PipelineOptions, run
 
@@ -265,7 +267,7 @@ def test_a_walks_heel_strikes_keep_the_steady_cutoff(shared_data, monkeypatch):
     monkeypatch.setattr(module, "SOFT_SPEED", -1.0)  # every touch-down keeps Winter's fully
     monkeypatch.setattr(module, "FIRM_SPEED", 0.0)
     every = figures()
-    assert weighted[0] > every[0] + 0.006 and weighted[1] < every[1] - 0.4
+    assert weighted[0] > every[0] + 0.006 and weighted[1] < every[1] - 0.1
 
 
 def test_a_landing_keeps_the_landing_floor_where_winter_finds_less(shared_data, tmp_path, monkeypatch):
