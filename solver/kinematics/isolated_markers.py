@@ -53,15 +53,18 @@ MARKER_WEIGHTS = ("isolated", "equal")
 
 def isolated_marker_weights(model: BodyModel, errors: np.ndarray) -> np.ndarray | None:
     """Per-frame weights ``(T, M)`` in ``model.marker_labels`` order from a reconstruction's marker distances
-    ``errors`` ``(T, M)`` [m] (NaN where missing), as the module docstring says; None when every weight is 1."""
-    errors = np.nan_to_num(np.asarray(errors, dtype=float))
+    ``errors`` ``(T, M)`` [m] (NaN where missing), as the module docstring says; None when every weight is 1. A
+    segment is judged only in the frames in which ``MIN_MARKERS`` of its markers are present."""
+    errors = np.asarray(errors, dtype=float)
     beyond = np.zeros_like(errors)
     index = {label: m for m, label in enumerate(model.marker_labels)}
     for segment in model.segments:
         columns = [index[label] for label in segment.markers if label in index]
-        if len(columns) >= MIN_MARKERS:
-            median = np.median(errors[:, columns], axis=1, keepdims=True)
-            beyond[:, columns] = errors[:, columns] - ISOLATION * median
+        block = errors[:, columns]
+        judged = np.isfinite(block).sum(axis=1) >= MIN_MARKERS
+        if judged.any():
+            median = np.nanmedian(block[judged], axis=1, keepdims=True)
+            beyond[np.ix_(judged, columns)] = np.nan_to_num(block[judged] - ISOLATION * median)
     if not (beyond > HUBER_M).any():
         return None
     return np.minimum(1.0, HUBER_M / np.maximum(beyond, HUBER_M))

@@ -69,6 +69,8 @@ def test_a_whole_segment_off_keeps_its_weights(runs):
     errors[2, columns[0]] = 0.06 + 3 * HUBER_M  # one marker alone, far off
     weights = isolated_marker_weights(model, errors)
     assert weights[2, columns[0]] < 0.5 and np.count_nonzero(weights < 1) == 1
+    errors[2, columns[1:len(columns) - 2]] = np.nan  # three of the thigh's markers left: too few to judge one
+    assert isolated_marker_weights(model, errors) is None
 
 
 def test_unknown_marker_weights_are_refused_naming_the_option():
