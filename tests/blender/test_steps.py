@@ -291,3 +291,17 @@ def test_plates_out_of_time_are_told_in_the_contact_step(scene, package, shared_
     assert bpy.ops.mocap_dynamics.estimate_contact() == {"FINISHED"}
     warnings = trial_collection["mocap_dynamics"].to_dict()["contact"]["plates"]["warnings"]
     assert any(w.startswith("The force plates run 50 ms behind the markers") for w in warnings)
+
+
+def test_markers_that_left_their_segment_are_named_in_the_reconstruction_figures(scene, shared_data):
+    """The video walk's wandering keypoint markers weigh less by default, and the stored figures the sidebar's
+    Reconstruct box lists name them; the operator's "Equal" marker weights, the paper's, name none."""
+    assert bpy.ops.mocap_dynamics.import_markers(filepath=str(shared_data / "opencap_video_walking3.trc")) == {
+        "FINISHED"}
+    assert bpy.ops.mocap_dynamics.build_armature() == {"FINISHED"}
+    trial_collection = bpy.context.scene.mocap_dynamics.active_trial
+    assert bpy.ops.mocap_dynamics.reconstruct() == {"FINISHED"}
+    lighter = trial_collection["mocap_dynamics"].to_dict()["reconstruction"]["samples_down_weighted"]
+    assert set(lighter) == {"L_thigh2", "L_shank_antsup"}
+    assert bpy.ops.mocap_dynamics.reconstruct(marker_weights="equal") == {"FINISHED"}
+    assert trial_collection["mocap_dynamics"].to_dict()["reconstruction"]["samples_down_weighted"] == {}
