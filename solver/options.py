@@ -19,7 +19,7 @@ from .io import ImportOptions
 from .io.documents import parse_document
 from .kinematics.gap_fill import GapFillOptions
 from .model.inertia import SEGMENT_MASS_SOURCES, SHOE_MASS, SHOE_MASS_FIX, TORSO_CENTRE_SOURCES
-from .kinematics.isolated_markers import MARKER_WEIGHTS
+from .kinematics.marker_weights import MARKER_WEIGHTS
 from .model.level_head import HEADS
 from .plausibility import check_mass_range
 from .zerog import ZeroGravityOptions
@@ -66,8 +66,8 @@ class PipelineOptions:
     parents: ``model.held``); with ``markerset=None`` and labels that match no known set, or ``markerset="discover"``,
     the segments are found from the motion (``model.discovery``). ``gap_fill``: how marker gaps are filled
     before reconstruction (``GapFillOptions``; on by default). ``marker_weights``: OTM's marker weights,
-    "isolated" (a marker that leaves its segment on its own weighs less: ``kinematics.isolated_markers``) or
-    "equal" (the paper's). Dynamics: ``cutoff`` of the zero-lag low-pass
+    "weighted" (the pelvis's markers weigh more, and a marker that leaves its segment on its own less:
+    ``kinematics.marker_weights``) or "equal" (the paper's). Dynamics: ``cutoff`` of the zero-lag low-pass
     filter before differentiating, in Hz,
     ``"auto"`` (Winter's residual analysis, per trial, at the touch-downs of the feet, weighted by how fast the
     body comes down, and elsewhere at most 8 Hz or 1 / the feet's contact time: ``dynamics.touchdowns``),
@@ -102,7 +102,7 @@ class PipelineOptions:
     method: str = "otm"
     otm_mode: str = "fast"
     tolerance: float = 1e-7
-    marker_weights: str = "isolated"
+    marker_weights: str = "weighted"
     cutoff: float | str = "auto"
     derivatives: str = "central"
     contact_forces: str = "per_frame"

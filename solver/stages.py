@@ -38,7 +38,7 @@ from .io import attach_plates, load_trial, read_grf_mot
 from .io.trial import Trial
 from .kinematics import reconstruct
 from .kinematics.gap_fill import fill_gaps
-from .kinematics.isolated_markers import isolated_marker_weights
+from .kinematics.marker_weights import isolated_marker_weights, root_weights
 from .kinematics.marker_outliers import drop_marker_outliers
 from .model import calibrate, with_body_mass
 from .model.markersets import normalize
@@ -184,15 +184,17 @@ def _reconstruct(path, state: dict, options: PipelineOptions, progress: Progress
 
         motion = estimate_lee(trial, model, progress=frames)
     else:
-        motion = reconstruct(trial, model, mode=options.otm_mode, tolerance=options.tolerance, progress=frames)
-        weights = isolated_marker_weights(model, motion.marker_errors) if options.marker_weights == "isolated" \
-            else None
-        if weights is not None:
+        weighted = options.marker_weights == "weighted"
+        base = root_weights(model) if weighted else None
+        motion = reconstruct(trial, model, mode=options.otm_mode, tolerance=options.tolerance, weights=base,
+                             progress=frames)
+        lighter = isolated_marker_weights(model, motion.marker_errors) if weighted else None
+        if lighter is not None:
             progress(0.0, "reconstructing again, markers that left their segment weighing less")
-            motion = reconstruct(trial, model, mode=options.otm_mode, tolerance=options.tolerance, weights=weights,
-                                 progress=frames)
+            motion = reconstruct(trial, model, mode=options.otm_mode, tolerance=options.tolerance,
+                                 weights=base * lighter, progress=frames)
             motion.info["down_weighted"] = {label: int(n) for label, n in
-                                            zip(model.marker_labels, (weights < 1).sum(axis=0)) if n}
+                                            zip(model.marker_labels, (lighter < 1).sum(axis=0)) if n}
     progress(1.0, f"reconstructed: {int(motion.converged.sum())}/{len(motion.converged)} frames converged")
     return {"motion": motion}
 

