@@ -18,6 +18,7 @@ from bpy.props import BoolProperty, EnumProperty, FloatProperty, StringProperty
 
 from ..solver.errors import MocapError
 from ..solver.kinematics.gap_fill import GapFillOptions
+from ..solver.kinematics.marker_weights import ROOT_WEIGHT
 from ..solver.model import TEMPLATES
 from ..solver.model.inertia import SHOE_MASS
 from ..solver.pipeline import STAGES, run
@@ -151,8 +152,9 @@ class MOCAP_DYNAMICS_OT_reconstruct(_Step, bpy.types.Operator):
     tolerance: FloatProperty(name="Tolerance", default=1e-7, min=1e-12, max=1e-2, precision=9,
                              description="Convergence tolerance on the norm of the joint constraints")
     marker_weights: EnumProperty(name="Marker Weights", items=[
-        ("weighted", "Weighted", "The pelvis's markers weigh 3; a marker that leaves its segment while the "
-                                 "segment's other markers stay on it weighs less (Huber's weight; a second pass)"),
+        ("weighted", "Weighted", f"The pelvis's markers weigh {ROOT_WEIGHT:g}; a marker that leaves its segment "
+                                 "while the segment's other markers stay on it weighs less (Huber's weight; a "
+                                 "second pass)"),
         ("equal", "Equal", "Every marker weighs the same, as the paper has it")])
     gap_fill: EnumProperty(name="Gap Filling", items=GAP_FILL_ITEMS,
                            description="How missing marker samples are filled before reconstruction; filled "

@@ -35,7 +35,7 @@ from .errors import UNSET, InputError, MocapError, Spelling, spoken_as
 from .io.atomic import staged_outputs, writable_folder, write_text, written_paths
 from .io.conventions import UNIT_OVERRIDES, UP_AXES
 from .kinematics.gap_fill import CHOICES as GAP_FILL_METHODS
-from .kinematics.marker_weights import MARKER_WEIGHTS
+from .kinematics.marker_weights import MARKER_WEIGHTS, ROOT_WEIGHT
 from .model import TEMPLATES
 from .model.inertia import SEGMENT_MASS_SOURCES, TORSO_CENTRE_SOURCES
 from .model.level_head import HEADS
@@ -131,9 +131,10 @@ PIPELINE_FLAGS = {
         ("--tolerance", "tolerance", {"type": float, "help": f"OTM tolerance on ||Phi(q)|| (default "
                                                              f"{_DEFAULT.tolerance:g})"}, False),
         ("--marker-weights", "marker_weights", {"choices": list(MARKER_WEIGHTS), "help": "OTM's marker "
-                                                "weights: weighted (the pelvis's markers weigh 3, and a marker "
-                                                "that leaves its segment while the segment's other markers stay on "
-                                                "it weighs less; the default) or equal (the paper's)"}, False),
+                                                f"weights: weighted (the pelvis's markers weigh {ROOT_WEIGHT:g}, "
+                                                "and a marker that leaves its segment while the segment's other "
+                                                "markers stay on it weighs less; the default) or equal (the "
+                                                "paper's)"}, False),
         ("--cutoff", "cutoff", {"type": _cutoff, "metavar": "{auto,winter,none,HZ}", "help": "zero-lag "
                                 "Butterworth cutoff before differentiating: auto (default: Winter's residual "
                                 "analysis per trial where the body lands, 6 Hz for 0.4 s after a hard landing, "

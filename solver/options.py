@@ -18,8 +18,8 @@ from .errors import InputError, option
 from .io import ImportOptions
 from .io.documents import parse_document
 from .kinematics.gap_fill import GapFillOptions
-from .model.inertia import SEGMENT_MASS_SOURCES, SHOE_MASS, SHOE_MASS_FIX, TORSO_CENTRE_SOURCES
 from .kinematics.marker_weights import MARKER_WEIGHTS
+from .model.inertia import SEGMENT_MASS_SOURCES, SHOE_MASS, SHOE_MASS_FIX, TORSO_CENTRE_SOURCES
 from .model.level_head import HEADS
 from .plausibility import check_mass_range
 from .zerog import ZeroGravityOptions

@@ -38,8 +38,8 @@ from .io import attach_plates, load_trial, read_grf_mot
 from .io.trial import Trial
 from .kinematics import reconstruct
 from .kinematics.gap_fill import fill_gaps
-from .kinematics.marker_weights import isolated_marker_weights, root_weights
 from .kinematics.marker_outliers import drop_marker_outliers
+from .kinematics.marker_weights import isolated_marker_weights, root_weights
 from .model import calibrate, with_body_mass
 from .model.markersets import normalize
 from .model.vocabulary import video_keypoints

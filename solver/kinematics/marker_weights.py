@@ -21,15 +21,14 @@ plates' closer on every trial but DJ3's fore-aft force (README). Tracking the Op
 centres (L_HJC, R_HJC) as two more pelvis markers did the same as a weight of 1.5 (they stay within 1-3 mm of the
 pelvis's markers).
 
-**A marker that leaves its segment on its own weighs less** (``isolated_marker_weights``). OTM (Ausejo et al. 2011,
-eq. 13) tracks every marker with a fixed weight, so a marker's pull on its segment grows with the square of its
-distance. Markers from video keypoints (OpenCap's marker augmenter) and markers pushed about on the skin sometimes
-wander off their segment by several centimetres for a tenth of a second while the segment's other markers stay on
-it: in ``opencap_video_walking3`` L_thigh2 goes 103 mm off for 0.17 s and L_shank_antsup 84 mm for 0.08 s, where the
-thigh's and shank's other markers are 5-29 mm off. The fit turns the swing thigh toward them: in late swing its
-angular acceleration in the sagittal plane was +1360 deg/s² where OpenSim's inverse kinematics of the same markers
-has -1235 (+690 with these weights), and from motion alone such accelerations become contact force under the other
-foot.
+**A marker that leaves its segment on its own weighs less** (``isolated_marker_weights``). With fixed weights a
+marker's pull on its segment grows with the square of its distance. Markers from video keypoints (OpenCap's marker
+augmenter) and markers pushed about on the skin sometimes wander off their segment by several centimetres for a
+tenth of a second while the segment's other markers stay on it: in ``opencap_video_walking3`` L_thigh2 goes 103 mm
+off for 0.17 s and L_shank_antsup 84 mm for 0.08 s, where the thigh's and shank's other markers are 5-29 mm off. The
+fit turns the swing thigh toward them: in late swing its angular acceleration in the sagittal plane was +1360 deg/s²
+where OpenSim's inverse kinematics of the same markers has -1235 (+690 with these weights), and from motion alone
+such accelerations become contact force under the other foot.
 
 The weights (``isolated_marker_weights``): after a first reconstruction with the root's weights, each marker's
 distance from the model ``e`` beyond ``ISOLATION`` times the median distance of its segment's markers in that frame,
