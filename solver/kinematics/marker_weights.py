@@ -78,11 +78,10 @@ MARKER_WEIGHTS = ("weighted", "equal")
 
 
 def root_weights(model: BodyModel) -> np.ndarray:
-    """Weights ``(M,)`` in ``model.marker_labels`` order: ``ROOT_WEIGHT`` for the root segment's markers, else 1."""
+    """Weights ``(M,)`` in ``model.marker_labels`` order: ``ROOT_WEIGHT`` for the root segment's markers (the
+    first segment's, whose markers come first), else 1."""
     weights = np.ones(len(model.marker_labels))
-    root = model.segments[0]  # segments are parents-first (``BodyModel``)
-    index = {label: m for m, label in enumerate(model.marker_labels)}
-    weights[[index[label] for label in root.markers if label in index]] = ROOT_WEIGHT
+    weights[:len(model.segments[0].markers)] = ROOT_WEIGHT
     return weights
 
 
@@ -92,14 +91,15 @@ def isolated_marker_weights(model: BodyModel, errors: np.ndarray) -> np.ndarray 
     segment is judged only in the frames in which ``MIN_MARKERS`` of its markers are present."""
     errors = np.asarray(errors, dtype=float)
     beyond = np.zeros_like(errors)
-    index = {label: m for m, label in enumerate(model.marker_labels)}
-    for segment in model.segments:
-        columns = [index[label] for label in segment.markers if label in index]
+    end = 0
+    for segment in model.segments:  # ``marker_labels`` runs segment by segment
+        columns = slice(end, end + len(segment.markers))
+        end = columns.stop
         block = errors[:, columns]
         judged = np.isfinite(block).sum(axis=1) >= MIN_MARKERS
         if judged.any():
             median = np.nanmedian(block[judged], axis=1, keepdims=True)
-            beyond[np.ix_(judged, columns)] = np.nan_to_num(block[judged] - ISOLATION * median)
+            beyond[judged, columns] = np.nan_to_num(block[judged] - ISOLATION * median)
     if not (beyond > HUBER_M).any():
         return None
     return np.minimum(1.0, HUBER_M / np.maximum(beyond, HUBER_M))
