@@ -154,7 +154,8 @@ def _per_frame_by_surface(dynamics: Dynamics, surfaces: tuple[Surface, ...], mot
     return per_frame_forces(dynamics.root_wrench[frames], dynamics.root_origin[frames], positions[frames],
                             surfaces, weight, torque_weight, options, constants, centre_of_mass[frames],
                             velocities[frames], joints, dynamics.times[frames], padding, floor_only,
-                            facing_direction(dynamics.poses[0][:, 0]))
+                            facing_direction(dynamics.poses[0][:, 0]),
+                            None if dynamics.touchdown is None else dynamics.touchdown[frames])
 
 
 def _wrench_left(dynamics: Dynamics, positions: np.ndarray, forces: np.ndarray, frames, torque_weight: float
@@ -178,12 +179,12 @@ def winter_filtered(motion: Motion | None, dynamics: Dynamics, points: ContactPo
     if motion is None or dynamics.options.get("cutoff_hz") is None:
         return None
     scheme = "central" if dynamics.options.get("first_frame") == 1 else "forward"
-    times, q, _, _, options = motion_derivatives(motion, cutoff="winter", scheme=scheme)
-    if len(times) != len(dynamics.times) or len(times) < 2:
+    winter = motion_derivatives(motion, cutoff="winter", scheme=scheme)
+    if len(winter.times) != len(dynamics.times) or len(winter.times) < 2:
         return None
-    poses = dynamics.model.forward_kinematics(q)
-    positions = point_positions(dynamics.model, q, points, poses)
-    return q, poses, positions, np.gradient(positions, times, axis=0), options.get("cutoff_hz")
+    poses = dynamics.model.forward_kinematics(winter.q)
+    positions = point_positions(dynamics.model, winter.q, points, poses)
+    return winter.q, poses, positions, np.gradient(positions, winter.times, axis=0), winter.options.get("cutoff_hz")
 
 
 def detected_surfaces(dynamics: Dynamics, points: ContactPoints, positions: np.ndarray, velocities: np.ndarray,

@@ -40,6 +40,7 @@ spread the NaN, or a held pose's standstill, into the frames around it).
 from __future__ import annotations
 
 from functools import partial
+from typing import NamedTuple
 
 import numpy as np
 
@@ -58,6 +59,20 @@ SCHEMES = ("forward", "central")
 #: Cutoffs found from the motion: Winter's at touch-downs and at most ``touchdowns.steady_cutoff`` elsewhere (the
 #: default), or Winter's throughout.
 AUTOMATIC_CUTOFFS = ("auto", "winter")
+
+
+class Derivatives(NamedTuple):
+    """What ``motion_derivatives`` gives: the frames' ``times`` (T,), ``q``, ``v``, ``a``, ``options`` (the choices
+    made, ``Dynamics.options``) and ``touchdown`` (T,), how much each frame lies in a landing's window
+    (``touchdowns.touchdown_weight``: 1 where a body coming down fast lands, 0 away from landings; None
+    unless the default cutoff ``"auto"`` found touch-downs)."""
+
+    times: np.ndarray
+    q: np.ndarray
+    v: np.ndarray
+    a: np.ndarray
+    options: dict
+    touchdown: np.ndarray | None = None
 
 
 def quaternion_columns(model: BodyModel) -> tuple[list[str], np.ndarray, np.ndarray]:
@@ -247,8 +262,8 @@ def blended_coordinates(model: BodyModel, first: np.ndarray, second: np.ndarray,
     return q
 
 
-def motion_derivatives(motion: Motion, cutoff: float | str | None = None, scheme: str = "forward"):
-    """``(times, q, v, a, options)`` for the dynamics of ``motion``.
+def motion_derivatives(motion: Motion, cutoff: float | str | None = None, scheme: str = "forward") -> Derivatives:
+    """``Derivatives`` (times, q, v, a, options, touchdown) for the dynamics of ``motion``.
 
     ``cutoff``: None (no filter), a frequency [Hz], ``"winter"`` (Winter's residual analysis of the
     trajectories of the segments' origins and tips, ``cutoff.residual_cutoff``) or ``"auto"`` (the default
@@ -275,9 +290,9 @@ def motion_derivatives(motion: Motion, cutoff: float | str | None = None, scheme
         if np.shape(motion.v) != shape or np.shape(motion.a) != shape:
             raise SolverError(f"The motion's velocities/accelerations must have shape {shape}",
                               "fix the reconstruction output")
-        return (np.asarray(motion.times, dtype=float), np.asarray(motion.q, dtype=float),
-                np.asarray(motion.v, dtype=float), np.asarray(motion.a, dtype=float),
-                {"derivatives": f"given by {motion.method}", "first_frame": 0})
+        return Derivatives(np.asarray(motion.times, dtype=float), np.asarray(motion.q, dtype=float),
+                           np.asarray(motion.v, dtype=float), np.asarray(motion.a, dtype=float),
+                           {"derivatives": f"given by {motion.method}", "first_frame": 0})
     options = {"derivatives": f"{scheme} differences", "cutoff_hz": cutoff, "first_frame": int(scheme == "central")}
     blend = cutoff == "auto"
     coordinates = motion.q if motion.posed is None else np.where(np.asarray(motion.posed)[:, None], motion.q, np.nan)
@@ -291,13 +306,12 @@ def motion_derivatives(motion: Motion, cutoff: float | str | None = None, scheme
     differences = central_differences if scheme == "central" else forward_differences
     if cutoff is None or not blend:
         q = coordinates if cutoff is None else butterworth(model, motion.times, coordinates, cutoff)
-        times, q, v, a = differences(model, motion.times, q)
-        return times, q, v, a, options
+        return Derivatives(*differences(model, motion.times, q), options)
     layers = touchdown_filtered(model, motion.times, coordinates, cutoff)
     derived = [differences(model, motion.times, x) for x, _, _ in layers]
     times, q, v, a = derived[0]
     if len(layers) == 1:
-        return times, q, v, a, options
+        return Derivatives(times, q, v, a, options)
     landing, steady = layers[0][2], layers[-1][2]
     source = f"Winter's residual analysis ({cutoff:g} Hz)"
     if landing != cutoff:
@@ -317,4 +331,4 @@ def motion_derivatives(motion: Motion, cutoff: float | str | None = None, scheme
         options.update(settling_cutoff_hz=layers[1][2], settling_share=float(np.mean(weights[1])))
         source += f", {layers[1][2]:g} Hz for {SETTLE:g} s after a hard landing"
     options["cutoff_source"] = f"{source}, {steady:.3g} Hz elsewhere"
-    return times, q, v, a, options
+    return Derivatives(times, q, v, a, options, weights[0])

@@ -43,7 +43,7 @@ from ..errors import SolverError
 from ..kinematics.motion import Motion
 from ..model.body import BodyModel
 from ..report_schema import DynamicsSummary, ResidualSummary
-from .derivatives import motion_derivatives
+from .derivatives import Derivatives, motion_derivatives
 from ..algorithms.kinematics import make_data
 from ..algorithms.rnea import frame_rnea
 from ..constants import GRAVITY
@@ -128,6 +128,7 @@ class Dynamics:
     joint_power: np.ndarray  # (T, S) [W]
     external: ExternalForces | None = None
     options: dict = field(default_factory=dict)
+    touchdown: np.ndarray | None = None  # (T,) how much each frame lies in a landing's window (``Derivatives``)
 
     @cached_property
     def poses(self) -> tuple[np.ndarray, np.ndarray]:
@@ -271,7 +272,7 @@ def rnea(model: BodyModel, times: np.ndarray, q: np.ndarray, v: np.ndarray, a: n
 
 def inverse_dynamics(motion: Motion, *, cutoff: float | str | None = None, scheme: str = "forward",
                      gravity: np.ndarray = GRAVITY, external: ExternalForces | None = None,
-                     derivatives: tuple | None = None) -> Dynamics:
+                     derivatives: Derivatives | None = None) -> Dynamics:
     """Joint torques and root wrench of a ``Motion`` (Brubaker §4, eq. 8-9).
 
     Velocities and accelerations come from ``motion_derivatives`` (Lee's
@@ -284,6 +285,8 @@ def inverse_dynamics(motion: Motion, *, cutoff: float | str | None = None, schem
     ``motion_derivatives`` returned for this motion's coordinates with this ``cutoff`` and ``scheme``, to reuse
     (the dynamics with and without plates, or after a mass change, differentiate the same coordinates).
     """
-    times, q, v, a, options = derivatives or motion_derivatives(motion, cutoff=cutoff, scheme=scheme)
-    external = None if external is None else external.on_frames(options, len(times))
-    return rnea(motion.model, times, q, v, a, gravity=gravity, external=external, options=options)
+    derived = derivatives or motion_derivatives(motion, cutoff=cutoff, scheme=scheme)
+    external = None if external is None else external.on_frames(derived.options, len(derived.times))
+    dynamics = rnea(motion.model, derived.times, derived.q, derived.v, derived.a, gravity=gravity,
+                    external=external, options=derived.options)
+    return replace(dynamics, touchdown=derived.touchdown)
