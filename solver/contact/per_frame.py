@@ -69,11 +69,25 @@ dynamics with the plates on six real trials (README):
   0.815 -> 0.826; other trials have no seat and are unchanged (README,
   2026-11-29; ε_s = ε is the earlier behaviour; 0.15 gave 8.2 / 7.0, 1.0
   gave 6.8 / 7.6).
-- *Sliding* (``sliding_speed`` v_s = 1 m/s): a point's activation is multiplied
+- *Sliding* (``sliding_speed`` v_s = 0.7 m/s): a point's activation is multiplied
   by ``exp(-(|v_t|/v_s)²)``, ``v_t`` its velocity along the surface. A loaded
   contact does not slide (static friction); a swing foot skimming the floor
   at 3 m/s would otherwise carry the noise of the root wrench, and with it
-  spurious hip and knee moments in swing.
+  spurious hip and knee moments in swing. A walk's heel comes down sliding
+  forward and stops as the plate feels it: walking1's left heel points were
+  1.5 cm above the floor at 2.2 m/s, 0.9 at 1.2 m/s, and under 0.2 m/s when its
+  plate's load began (session measurement, 2026-12-06); at v_s = 1 m/s they
+  took load 50-60 ms before the plate did, from the foot pushing off. At 0.7
+  (2026-12-06): the walks' onsets 55 / 60 / 45 -> 45 / 50 / 35 ms (walking1,
+  walking4, video walk), their centre of pressure in single support 1.3 / 1.5
+  -> 1.2 / 1.4 cm, the moments from motion alone against ours with the plates
+  0.975 / 0.978 -> 0.977 / 0.980 and against OpenSim's 0.959 / 0.957 -> 0.961 /
+  0.959 (the video walk 0.924, the drop jumps -0.001 to 0), sit-to-stand's
+  vertical GRF 7.1 -> 6.9 % BW, the sprint's 25.1 -> 24.1 (COP 4.5 -> 4.4 cm;
+  75.3 % of its root force explained against 76.4). At 0.5 the onsets gain
+  10 ms more but the sprint's root force is explained at 73.8 % and the video
+  walk's moments fall to 0.922; at 0.3 the sprint's stances slide away (78 %
+  BW vertical RMSE).
 - *Lean toward the centre of mass* (``toward_centre_of_mass`` γ = 2): an
   edge's penalty is multiplied by ``1 + γ (|u_k| - s_e·u_k)`` with ``u_k`` the
   direction from the point to the body's centre of mass projected on the
@@ -170,7 +184,7 @@ class PerFrameOptions:
     regularisation: float = 1e-3
     min_activation: float = 1e-3
     toward_centre_of_mass: float = 2.0
-    sliding_speed: float = 1.0
+    sliding_speed: float = 0.7
     effort: float = 0.05
     seated_effort: float = 0.3
     smoothing: float = 0.002
