@@ -36,10 +36,11 @@ import numpy as np
 from ..dynamics import Dynamics, inverse_dynamics, motion_derivatives
 from ..errors import SolverError
 from ..kinematics.motion import Motion
+from .activation import activations
 from .ground import floor_velocity
 from .model import ContactConstants, ContactPoints, Surface, SurfaceArrays, point_motion, point_positions
 from .paper_fit import Bounds, fit_plane_and_springs
-from .per_frame import JointLoads, PerFrameOptions, activations, facing_direction, per_frame_forces
+from .per_frame import JointLoads, PerFrameOptions, facing_direction, per_frame_forces
 from .result import Contact, contact_from_surfaces, foot_segments
 from .support import find_patches
 
@@ -155,7 +156,7 @@ def _per_frame_by_surface(dynamics: Dynamics, surfaces: tuple[Surface, ...], mot
                             surfaces, weight, torque_weight, options, constants, centre_of_mass[frames],
                             velocities[frames], joints, dynamics.times[frames], padding, floor_only,
                             facing_direction(dynamics.poses[0][:, 0]),
-                            None if dynamics.touchdown is None else dynamics.touchdown[frames])
+                            *(None if w is None else w[frames] for w in (dynamics.touchdown, dynamics.settling)))
 
 
 def _wrench_left(dynamics: Dynamics, positions: np.ndarray, forces: np.ndarray, frames, torque_weight: float

@@ -32,7 +32,7 @@ edges and the edges' penalties are computed beforehand for all frames at once
 only assembles and solves (the less code it holds, the sooner numba compiles
 it: the first run's compile 10-25 % shorter than with the penalties and forces
 assembled in the kernel); the activations only of the points that
-come near a surface's top (``might_reach``: the feet, the buttocks, not the
+come near a surface's top (``activation.might_reach``: the feet, the buttocks, not the
 head), which takes 5-12 % off the estimate's time.
 
 Five more terms, also beyond the paper, each a field of ``PerFrameOptions``
@@ -69,6 +69,21 @@ dynamics with the plates on six real trials (README):
   0.815 -> 0.826; other trials have no seat and are unchanged (README,
   2026-11-29; ε_s = ε is the earlier behaviour; 0.15 gave 8.2 / 7.0, 1.0
   gave 6.8 / 7.6).
+
+  In the settling after a hard landing (``Dynamics.settling``: 0.4 s in which
+  the soft tissue still shakes over the bones, ``dynamics.touchdowns``) the
+  weight is ``settling_effort`` ε_l = 0.3, blended by that window's weight
+  ``l_t`` (the larger blend where both apply): the shaking sets the root
+  torque's roll swinging, which traded up to 300 N between the video drop
+  jump's feet while its plates shared the load evenly. Where the settling
+  weighs over a half and the plates see all, the left-right difference of the
+  feet's vertical forces misses the plates' by 28.7 -> 19.5 % BW RMS (DJ3 9.9
+  -> 7.3); over the whole trials the per-foot vertical RMSE 11.3 / 8.1 -> 10.5
+  / 7.4 % BW (DJ3 7.8 / 6.9 -> 7.6 / 6.7), the moments
+  from motion alone against OpenSim's 0.876 -> 0.881 (DJ3 0.897 -> 0.899; with
+  its plates filtered 0.932 -> 0.936, 0.928 -> 0.929) and against ours with the
+  plates 0.933 -> 0.939 (0.938 -> 0.941); 0.1 gave 0.879 / 0.898, 0.2 as 0.3,
+  0.5 0.880 / 0.898 (2026-12-06; ε_l = ε: off).
 - *Sliding* (``sliding_speed`` v_s = 0.7 m/s): a point's activation is multiplied
   by ``exp(-(|v_t|/v_s)²)``, ``v_t`` its velocity along the surface. A loaded
   contact does not slide (static friction); a swing foot skimming the floor
@@ -163,22 +178,19 @@ import numpy as np
 from numba import njit
 
 from ..errors import SolverError
+from .activation import activations
 from .model import ContactConstants, SurfaceArrays
 from .nnls import nnls_tikhonov, nnls_work_size
 
-#: A face whose normal's vertical component is below this is an underside (of a box, a seat) and pushes no point:
-#: a point sunk into a slab nearer its underside than its top (a heel 3 cm into a 5 cm box top as it rolls off
-#: the edge) is pushed out through the top or a side, not pulled down through the slab.
-UNDERSIDE = -0.5
 
 
 @dataclass(frozen=True)
 class PerFrameOptions:
     """Friction coefficient μ, Tikhonov weight λ (body-weight units), the activation below which a point
     carries nothing, the gain γ of the lean toward the centre of mass, the sliding speed v_s [m/s], the
-    effort weight ε and ε_s while seated, the smoothing time τ [s] and the root torque's weight at landings
-    as a share of eq. 10's (see the module docstring; γ, v_s, ε, ε_s, τ and that share may be 0: off; the share
-    1: eq. 10's throughout)."""
+    effort weight ε, ε_s while seated and ε_l while settling after a hard landing, the smoothing time τ [s] and
+    the root torque's weight at landings as a share of eq. 10's (see the module docstring; γ, v_s, ε, ε_s, τ and
+    that share may be 0: off; ε_l = ε and the share 1: eq. 10's throughout)."""
 
     friction: float = 0.8
     regularisation: float = 1e-3
@@ -187,15 +199,16 @@ class PerFrameOptions:
     sliding_speed: float = 0.7
     effort: float = 0.05
     seated_effort: float = 0.3
+    settling_effort: float = 0.3
     smoothing: float = 0.002
     landing_torque: float = 0.4
 
     def __post_init__(self):
         for name in ("friction", "regularisation", "min_activation", "toward_centre_of_mass", "sliding_speed",
-                     "effort", "seated_effort", "smoothing", "landing_torque"):
+                     "effort", "seated_effort", "settling_effort", "smoothing", "landing_torque"):
             value = getattr(self, name)
-            may_be_off = name in ("toward_centre_of_mass", "sliding_speed", "effort", "seated_effort", "smoothing",
-                                  "landing_torque")
+            may_be_off = name in ("toward_centre_of_mass", "sliding_speed", "effort", "seated_effort",
+                                  "settling_effort", "smoothing", "landing_torque")
             if not (isinstance(value, (int, float)) and (value > 0 or may_be_off and value == 0)):
                 raise SolverError(f"Per-frame contact option {name} = {value!r} is not a positive number",
                                   "e.g. friction=0.8, regularisation=1e-3")
@@ -246,60 +259,19 @@ def facing_direction(rotations: np.ndarray) -> np.ndarray | None:
     return np.array([np.cos(angle), np.sin(angle), 0.0])
 
 
-def activations(points: np.ndarray, arrays: SurfaceArrays, constants: ContactConstants,
-                padding: np.ndarray | None = None, floor_only: np.ndarray | None = None, least: float = 0.0):
-    """Each point's activation ``h(-G_d (d_S - a))`` (T, K) on the surface that makes it most active (eq. 4's
-    distance sigmoid; beyond the paper, ``a`` the point's ``padding`` (K,) [m]: soft tissue that touches that
-    far out, ``ContactPoints.padding``; the points ``floor_only`` (K,) touch only the first surface, the
-    floor), that surface (T, K) and the face of it the point is nearest (T, K) among those that push (not an
-    underside, ``UNDERSIDE``). With ``least`` > 0 only the points that ``might_reach`` an activation above it in
-    some frame are measured; the others get 0 on the first face."""
-    n_points = points.shape[1]
-    padding = np.zeros(n_points) if padding is None else np.asarray(padding, dtype=float)
-    floor_only = np.zeros(n_points, bool) if floor_only is None else np.asarray(floor_only, dtype=bool)
-    if least > 0:
-        measured = np.flatnonzero(might_reach(points, arrays, padding, floor_only, reach_distance(least, constants)))
-        found = activations(points[:, measured], arrays, constants, padding[measured], floor_only[measured])
-        out = (np.zeros(points.shape[:2]), np.zeros(points.shape[:2], np.int64), np.zeros(points.shape[:2], np.int64))
-        for whole, part in zip(out, found):
-            whole[:, measured] = part
-        return out
-    distance = points @ arrays.normals.T - arrays.offsets  # (T, K, F)
-    by_surface = [distance[..., a:b] for a, b in zip(arrays.first_face[:-1], arrays.first_face[1:])]
-    surface_distance = np.stack([d.max(-1) for d in by_surface], axis=-1)  # (T, K, S)
-    surface_distance[:, floor_only, 1:] = np.inf
-    surface = np.argmin(np.nan_to_num(surface_distance, nan=np.inf), axis=-1)
-    distance[..., arrays.normals[:, 2] <= UNDERSIDE] = -np.inf  # the solids are measured: now the faces that push
-    face = np.stack([a + d.argmax(-1) for a, d in zip(arrays.first_face[:-1], by_surface)], axis=-1)
-    face = np.take_along_axis(face, surface[..., None], -1)[..., 0]
-    nearest = np.take_along_axis(surface_distance, surface[..., None], -1)[..., 0] - padding
-    return 0.5 * (1.0 + np.tanh(-constants.distance_gain * nearest)), surface, face
-
-
-def reach_distance(least: float, constants: ContactConstants) -> float:
-    """How far [m] outside a surface (padding included) a point is still more active than ``least``: eq. 4's
-    distance sigmoid inverted, ``h(-G_d d) = least``."""
-    return float(np.arctanh(1.0 - 2.0 * least) / constants.distance_gain)
-
-
-def might_reach(points: np.ndarray, arrays: SurfaceArrays, padding: np.ndarray, floor_only: np.ndarray,
-                distance: float) -> np.ndarray:
-    """(K,) the points that come within ``distance`` [m] (plus ``padding`` (K,), and a millimetre for rounding) of
-    some surface in some frame, or might: a point's distance from a convex solid, its largest signed distance
-    from the faces' planes, is at least that from the top face's plane, so a point farther than ``distance`` above
-    every top in every frame is never in reach. Only top planes are measured: (T, K, S) instead of (T, K, F)."""
-    tops = [a + int(np.argmax(arrays.normals[a:b, 2])) for a, b in zip(arrays.first_face[:-1], arrays.first_face[1:])]
-    above = points @ arrays.normals[tops].T - arrays.offsets[tops]  # (T, K, S)
-    above[:, floor_only, 1:] = np.inf
-    with np.errstate(invalid="ignore"):
-        return (above.min(-1) - padding < distance + 1e-3).any(0)
-
-
 def seated(activation: np.ndarray, padding: np.ndarray | None) -> np.ndarray:
     """How far the subject sits in each frame (T,): the largest ``activation`` (T, K) of a padded point (``padding``
     (K,) > 0: the ischial tuberosities), on a chair or on the floor."""
     padded = np.zeros(activation.shape[1], bool) if padding is None else np.asarray(padding) > 0
     return np.nan_to_num(activation[:, padded]).max(axis=1) if padded.any() else np.zeros(len(activation))
+
+
+def effort_weights(options: PerFrameOptions, seated_share: np.ndarray, settling: np.ndarray | None) -> np.ndarray:
+    """ε_t (T,) of (**): ``effort`` blended toward ``seated_effort`` by how far the subject sits (``seated``) and
+    toward ``settling_effort`` by the ``settling`` weight (T,; none: 0), the larger of the two."""
+    toward = lambda target, share: options.effort + (target - options.effort) * np.nan_to_num(share)  # noqa: E731
+    weight = toward(options.seated_effort, seated_share)
+    return weight if settling is None else np.maximum(weight, toward(options.settling_effort, settling))
 
 
 def row_weights(n_frames: int, torque_weight: float, landing_torque: float = 1.0,
@@ -430,7 +402,8 @@ def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.n
                      centre_of_mass: np.ndarray | None = None, velocities: np.ndarray | None = None,
                      joints: JointLoads | None = None, times: np.ndarray | None = None,
                      padding: np.ndarray | None = None, floor_only: np.ndarray | None = None,
-                     facing: np.ndarray | None = None, touchdown: np.ndarray | None = None) -> np.ndarray:
+                     facing: np.ndarray | None = None, touchdown: np.ndarray | None = None,
+                     settling: np.ndarray | None = None) -> np.ndarray:
     """Point forces per surface (S, T, K, 3) [N] of (*) for root wrenches ``residual`` (T, 6) without
     contact, about ``root_origin`` (T, 3), at contact points ``points`` (T, K, 3) near ``surfaces`` (each
     point pushed by the surface that makes it most active; ``padding`` and ``floor_only`` (K,) as in
@@ -439,7 +412,9 @@ def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.n
     (T,) [s] the frames' times for the smoothing prior (none: no prior; a frame more than 1.5 frame steps after
     the one before starts afresh); ``facing`` (3,) the way the subject faces, which orients the friction
     pyramids (``cone_edges``; none: the lab's X); ``touchdown`` (T,) how much each frame lies in a landing's
-    window (``Dynamics.touchdown``), where the torque rows weigh ``landing_torque`` of the rest (none: nowhere).
+    window (``Dynamics.touchdown``), where the torque rows weigh ``landing_torque`` of the rest, and ``settling``
+    (T,) in the settling after a hard landing (``Dynamics.settling``), where the effort weighs ``settling_effort``
+    (none: nowhere).
     NaN in frames without a root wrench or a pose. Only the points that come within reach of a surface in some
     frame enter the solve."""
     if not weight > 0:
@@ -485,8 +460,8 @@ def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.n
         np.ascontiguousarray(joints.torque, dtype=float) / weight,
         np.ascontiguousarray(joints.centre - root_origin[:, None]),
         np.ascontiguousarray(joints.carries[reach], dtype=np.bool_),
-        np.sqrt(options.effort + (options.seated_effort - options.effort) * seated(
-            activation, None if padding is None else np.asarray(padding)[reach])),
+        np.sqrt(effort_weights(options, seated(activation, None if padding is None else np.asarray(padding)[reach]),
+                               settling)),
         float(options.smoothing * rate), follows, *scratch)
     forces = np.zeros_like(points)
     forces[:, reach] = weight * sum(scratch.coefficients[..., e, None] * edges[near_face, e] for e in range(4))

@@ -25,11 +25,12 @@ import numpy as np
 
 from ..dynamics import Dynamics, ExternalForces, rnea
 from ..model.body import BodyModel
+from .activation import activations
 from .model import ContactConstants, ContactPoints, Material, Plane, Surface, SurfaceArrays, contact_forces, \
     point_motion, resting_distance, segment_wrenches
 from .flight import Flight, flight
 from .paper_fit import Optimisation
-from .per_frame import PerFrameOptions, activations
+from .per_frame import PerFrameOptions
 
 #: A centre of pressure needs at least this normal force [N] (as force plates, ``io.plates``).
 COP_MIN_FORCE = 20.0

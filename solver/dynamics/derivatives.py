@@ -63,9 +63,10 @@ AUTOMATIC_CUTOFFS = ("auto", "winter")
 
 class Derivatives(NamedTuple):
     """What ``motion_derivatives`` gives: the frames' ``times`` (T,), ``q``, ``v``, ``a``, ``options`` (the choices
-    made, ``Dynamics.options``) and ``touchdown`` (T,), how much each frame lies in a landing's window
-    (``touchdowns.touchdown_weight``: 1 where a body coming down fast lands, 0 away from landings; None
-    unless the default cutoff ``"auto"`` found touch-downs)."""
+    made, ``Dynamics.options``), ``touchdown`` (T,), how much each frame lies in a landing's window
+    (``touchdowns.touchdown_weight``: 1 where a body coming down fast lands, 0 away from landings), and
+    ``settling`` (T,), how much it lies in the settling after a hard landing (``touchdowns.settling_weight``);
+    None unless the default cutoff ``"auto"`` found them."""
 
     times: np.ndarray
     q: np.ndarray
@@ -73,6 +74,7 @@ class Derivatives(NamedTuple):
     a: np.ndarray
     options: dict
     touchdown: np.ndarray | None = None
+    settling: np.ndarray | None = None
 
 
 def quaternion_columns(model: BodyModel) -> tuple[list[str], np.ndarray, np.ndarray]:
@@ -263,7 +265,7 @@ def blended_coordinates(model: BodyModel, first: np.ndarray, second: np.ndarray,
 
 
 def motion_derivatives(motion: Motion, cutoff: float | str | None = None, scheme: str = "forward") -> Derivatives:
-    """``Derivatives`` (times, q, v, a, options, touchdown) for the dynamics of ``motion``.
+    """``Derivatives`` (times, q, v, a, options, touchdown, settling) for the dynamics of ``motion``.
 
     ``cutoff``: None (no filter), a frequency [Hz], ``"winter"`` (Winter's residual analysis of the
     trajectories of the segments' origins and tips, ``cutoff.residual_cutoff``) or ``"auto"`` (the default
@@ -331,4 +333,4 @@ def motion_derivatives(motion: Motion, cutoff: float | str | None = None, scheme
         options.update(settling_cutoff_hz=layers[1][2], settling_share=float(np.mean(weights[1])))
         source += f", {layers[1][2]:g} Hz for {SETTLE:g} s after a hard landing"
     options["cutoff_source"] = f"{source}, {steady:.3g} Hz elsewhere"
-    return Derivatives(times, q, v, a, options, weights[0])
+    return Derivatives(times, q, v, a, options, weights[0], weights[1] if len(layers) == 3 else None)

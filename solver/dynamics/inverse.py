@@ -129,6 +129,7 @@ class Dynamics:
     external: ExternalForces | None = None
     options: dict = field(default_factory=dict)
     touchdown: np.ndarray | None = None  # (T,) how much each frame lies in a landing's window (``Derivatives``)
+    settling: np.ndarray | None = None  # (T,) how much each frame lies in the settling after a hard landing
 
     @cached_property
     def poses(self) -> tuple[np.ndarray, np.ndarray]:
@@ -289,4 +290,4 @@ def inverse_dynamics(motion: Motion, *, cutoff: float | str | None = None, schem
     external = None if external is None else external.on_frames(derived.options, len(derived.times))
     dynamics = rnea(motion.model, derived.times, derived.q, derived.v, derived.a, gravity=gravity,
                     external=external, options=derived.options)
-    return replace(dynamics, touchdown=derived.touchdown)
+    return replace(dynamics, touchdown=derived.touchdown, settling=derived.settling)
