@@ -78,12 +78,12 @@ dynamics with the plates on six real trials (README):
   jump's feet while its plates shared the load evenly. Where the settling
   weighs over a half and the plates see all, the left-right difference of the
   feet's vertical forces misses the plates' by 28.7 -> 19.5 % BW RMS (DJ3 9.9
-  -> 7.3); over the whole trials the per-foot vertical RMSE 11.3 / 8.1 -> 10.5
-  / 7.4 % BW (DJ3 7.8 / 6.9 -> 7.6 / 6.7), the moments
+  -> 7.3); over the whole trials the per-foot vertical RMSE 11.3 / 8.1 -> 10.3
+  / 7.1 % BW (DJ3 7.8 / 6.9 -> 7.6 / 6.6), the moments
   from motion alone against OpenSim's 0.876 -> 0.881 (DJ3 0.897 -> 0.899; with
   its plates filtered 0.932 -> 0.936, 0.928 -> 0.929) and against ours with the
-  plates 0.933 -> 0.939 (0.938 -> 0.941); 0.1 gave 0.879 / 0.898, 0.2 as 0.3,
-  0.5 0.880 / 0.898 (2026-12-06; ε_l = ε: off).
+  plates 0.933 -> 0.941 (0.938 -> 0.942); against OpenSim, video DJ4 / DJ3, 0.1
+  gave 0.879 / 0.898, 0.2 as 0.3, 0.5 0.880 / 0.898 (2026-12-06; ε_l = ε: off).
 - *Sliding* (``sliding_speed`` v_s = 0.7 m/s): a point's activation is multiplied
   by ``exp(-(|v_t|/v_s)²)``, ``v_t`` its velocity along the surface. A loaded
   contact does not slide (static friction); a swing foot skimming the floor
@@ -181,7 +181,6 @@ from ..errors import SolverError
 from .activation import activations
 from .model import ContactConstants, SurfaceArrays
 from .nnls import nnls_tikhonov, nnls_work_size
-
 
 
 @dataclass(frozen=True)
