@@ -5,7 +5,8 @@
 with ``d`` a point's signed distance from the surface nearest it (a convex solid's: the largest of its faces'
 planes), beyond the paper less the point's soft-tissue padding, and the points that may come within reach at
 all (so that the rest need not be measured). The per-frame contact forces load a point in proportion to its
-activation (``per_frame``); the comparisons and the report use it to say which points touch.
+activation (``per_frame``); the estimate also finds by it the frames near a raised surface (``estimate``), and the
+flight check the frames with no point in reach (``result.Contact.flight``).
 """
 
 from __future__ import annotations

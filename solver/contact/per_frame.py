@@ -268,9 +268,10 @@ def seated(activation: np.ndarray, padding: np.ndarray | None) -> np.ndarray:
 def effort_weights(options: PerFrameOptions, seated_share: np.ndarray, settling: np.ndarray | None) -> np.ndarray:
     """ε_t (T,) of (**): ``effort`` blended toward ``seated_effort`` by how far the subject sits (``seated``) and
     toward ``settling_effort`` by the ``settling`` weight (T,; none: 0), the larger of the two."""
-    toward = lambda target, share: options.effort + (target - options.effort) * np.nan_to_num(share)  # noqa: E731
-    weight = toward(options.seated_effort, seated_share)
-    return weight if settling is None else np.maximum(weight, toward(options.settling_effort, settling))
+    weight = options.effort + (options.seated_effort - options.effort) * seated_share
+    if settling is None:
+        return weight
+    return np.maximum(weight, options.effort + (options.settling_effort - options.effort) * np.nan_to_num(settling))
 
 
 def row_weights(n_frames: int, torque_weight: float, landing_torque: float = 1.0,

@@ -55,8 +55,6 @@ walk 0.922, DJ3 0.860 instead of 0.863), ``ISOLATION`` 4 (0.916), Cauchy's weigh
 against its own median distance from there (0.919-0.922, but it down-weights the drop jumps' shoulder markers and
 the squat's spine markers too). A trial in which no marker leaves its segment is reconstructed once.
 ``marker_weights="equal"`` keeps the paper's weights.
-
-
 """
 
 from __future__ import annotations
