@@ -48,7 +48,7 @@ def plate_lag(comparison: PlateComparison, root_force: np.ndarray) -> tuple[floa
         m, e = measured[plates][both], root_force[motion][both]
         if len(m) >= MIN_FRAMES and np.std(m) > 0 and np.std(e) > 0:
             correlations[i] = np.corrcoef(m, e)[0, 1]
-    if np.isnan(correlations[reach]) or np.isnan(correlations).all():
+    if np.isnan(correlations[reach]):
         return None
     best = int(np.nanargmax(correlations))
     return (best - reach + _vertex(correlations, best)) * step, float(correlations[best]), float(correlations[reach])
