@@ -40,7 +40,8 @@ from .activation import activations
 from .ground import floor_velocity
 from .model import ContactConstants, ContactPoints, Surface, SurfaceArrays, point_motion, point_positions
 from .paper_fit import Bounds, fit_plane_and_springs
-from .per_frame import JointLoads, PerFrameOptions, facing_direction, per_frame_forces
+from .per_frame import JointLoads, PerFrameOptions, per_frame_forces
+from .pyramids import facing_direction
 from .result import Contact, contact_from_surfaces, foot_segments
 from .support import find_patches
 
@@ -122,7 +123,7 @@ def estimate_contact(motion: Motion | None = None, *, dynamics: Dynamics | None 
                                                               normalisation, starts, bounds, torque_weight,
                                                               constants)
     by_surface = None if forces == "spring" else _per_frame_by_surface(
-        dynamics, best, (positions, velocities, centre_of_mass, points.padding, None), per_frame,
+        dynamics, best, (positions, velocities, centre_of_mass, points.padding, None, points.segments), per_frame,
         torque_weight, constants, joint_loads(dynamics, points))
     return contact_from_surfaces(dynamics, best, name, scale, constants, anchor[:2], record,
                                  int(np.count_nonzero(on_feet)), by_surface, motion=(positions, velocities),
@@ -147,16 +148,17 @@ def _per_frame_by_surface(dynamics: Dynamics, surfaces: tuple[Surface, ...], mot
                           joints: JointLoads, frames: np.ndarray | slice = slice(None)) -> np.ndarray:
     """Per-frame point forces (``per_frame``) on ``frames``, by surface: (S, T, K, 3) [N]; ``motion`` the
     contact points' positions and velocities (T, K, 3), the body's centre of mass (T, 3), the points'
-    padding (K,) and which of them touch only the first surface (K,; None: all touch every surface)
-    (``ContactPoints``), ``joints`` (``joint_loads``) the joints of the effort term, over all frames."""
-    positions, velocities, centre_of_mass, padding, floor_only = motion
+    padding (K,), which of them touch only the first surface (K,; None: all touch every surface) and their
+    segments (K,) (``ContactPoints``), ``joints`` (``joint_loads``) the joints of the effort term, over all frames."""
+    positions, velocities, centre_of_mass, padding, floor_only, points_segments = motion
     weight = dynamics.model.total_mass * float(np.linalg.norm(dynamics.gravity))
     joints = JointLoads(joints.torque[frames], joints.centre[frames], joints.carries)
     return per_frame_forces(dynamics.root_wrench[frames], dynamics.root_origin[frames], positions[frames],
                             surfaces, weight, torque_weight, options, constants, centre_of_mass[frames],
                             velocities[frames], joints, dynamics.times[frames], padding, floor_only,
                             facing_direction(dynamics.poses[0][:, 0]),
-                            *(None if w is None else w[frames] for w in (dynamics.touchdown, dynamics.settling)))
+                            *(None if w is None else w[frames] for w in (dynamics.touchdown, dynamics.settling)),
+                            points_segments)
 
 
 def _wrench_left(dynamics: Dynamics, positions: np.ndarray, forces: np.ndarray, frames, torque_weight: float
@@ -210,7 +212,7 @@ def detected_surfaces(dynamics: Dynamics, points: ContactPoints, positions: np.n
         return (), np.zeros((0,) + positions.shape)
     weight = model.total_mass * float(np.linalg.norm(dynamics.gravity))
     kept = [candidates[0]]
-    motion = (positions, velocities, centre_of_mass, points.padding, points.floor_only)
+    motion = (positions, velocities, centre_of_mass, points.padding, points.floor_only, points.segments)
     joints = joint_loads(dynamics, points)
     on_floor = _per_frame_by_surface(dynamics, (kept[0].surface,), motion, options, torque_weight, constants, joints)
     left = _wrench_left(dynamics, positions, on_floor.sum(0), slice(None), torque_weight)

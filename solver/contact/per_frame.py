@@ -35,8 +35,8 @@ assembled in the kernel); the activations only of the points that
 come near a surface's top (``activation.might_reach``: the feet, the buttocks, not the
 head), which takes 5-12 % off the estimate's time.
 
-Five more terms, also beyond the paper, each a field of ``PerFrameOptions``
-(0 turns the first four off, 1 the last), validated against force plates and OpenSim's inverse
+Six more terms, also beyond the paper, each a field of ``PerFrameOptions``
+(0 turns all but the root torque's at landings off, 1 that one), validated against force plates and OpenSim's inverse
 dynamics with the plates on six real trials (README):
 
 - *Effort* (``effort`` ε = 0.05). The root wrench fixes six numbers; how two
@@ -110,6 +110,33 @@ dynamics with the plates on six real trials (README):
   away from the centre of mass cost more. The equations fix only the total
   horizontal force, not how two feet share it; a foot's ground reaction leans
   toward the centre of mass (it brakes in front, propels behind).
+- *Shear* (``shear`` β = 0.005): each contact body ``b`` (a foot, the pelvis
+  on a seat) with an active point adds two rows to (*),
+
+      β |Σ_{k on b} (t₁·f_k, t₂·f_k)/W|²                                        (****)
+
+  ``t₁``, ``t₂`` its surface's tangents (``face_tangents``): the force the body
+  needs to hold by friction costs, as the effort does. In double support the
+  root wrench leaves the pair of opposite horizontal forces under the two feet
+  free, and the effort (**) alone sets it where each force points along its
+  leg, through the hip: the trailing foot kept pushing forward at 0.5-0.6 of
+  its vertical load as it left the floor where the plates' pushed at 0.3, and
+  the leading foot braked harder (video walk, session measurement,
+  2026-12-06), and the hips' moments followed. Fluit et al. (2014) and Skals
+  et al. (2017) recruit each contact point's friction with the muscles; here
+  the friction is summed per body, so that the term leaves the centre of
+  pressure within a foot to the others.
+  Against OpenSim's moments with the plates where the plates see all (six
+  trials, README, 2026-12-06): walking1, walking4, the video walk 0.961 /
+  0.959 / 0.924 -> 0.965 / 0.962 / 0.930, the drop jumps and the
+  sit-to-stand within 0.0005; against ours with the plates 0.977 / 0.980 /
+  0.954 -> 0.983 / 0.984 / 0.963. The walks' horizontal force per foot
+  nears the plates' (walking1 1.9 / 2.0 -> 1.7 / 1.8 % BW RMS, the video walk
+  2.3 / 3.2 -> 2.0 / 3.0) and the drop jumps' moves away (DJ3 3.9 / 4.4 -> 4.3
+  / 4.6: landing, the feet push apart sideways). At β = 0.003 / 0.007 / 0.01 /
+  0.015 the walks gave 0.964 / 0.962 / 0.928 -- 0.964 / 0.961 / 0.931 --
+  0.963 / 0.958 / 0.932 -- 0.958 / 0.952 / 0.931: a larger β shares the
+  horizontal force between the feet evenly whatever their load.
 
 - *Smoothing* (``smoothing`` τ = 2 ms): each frame adds to (*)
 
@@ -154,8 +181,9 @@ dynamics with the plates on six real trials (README):
   unchanged; at a soft touch-down the root torque still tells (0.4 at every touch-down, a walk's heel strikes
   too: walking1, walking4 and the video walk 0.959 / 0.957 / 0.924 -> 0.953 / 0.950 / 0.918).
 
-With effort rows the free-set solve has ``6 + 3J`` rows, ``J`` the joints
-carrying an active point in the frame (six for two feet).
+With effort and shear rows the free-set solve has ``6 + 3J + 2B`` rows, ``J``
+the joints carrying an active point in the frame (six for two feet) and ``B``
+the bodies with one (two).
 
 Choices (each a field of ``PerFrameOptions``): ``friction`` μ = 0.8 (shoe on
 a lab floor; walking needs about 0.2-0.3), ``regularisation`` λ = 1e-3 (a
@@ -181,15 +209,17 @@ from ..errors import SolverError
 from .activation import activations
 from .model import ContactConstants, SurfaceArrays
 from .nnls import nnls_tikhonov, nnls_work_size
+from .pyramids import cone_edges, face_tangents
 
 
 @dataclass(frozen=True)
 class PerFrameOptions:
     """Friction coefficient μ, Tikhonov weight λ (body-weight units), the activation below which a point
     carries nothing, the gain γ of the lean toward the centre of mass, the sliding speed v_s [m/s], the
-    effort weight ε, ε_s while seated and ε_l while settling after a hard landing, the smoothing time τ [s] and
-    the root torque's weight at landings as a share of eq. 10's (see the module docstring; γ, v_s, ε, ε_s, τ and
-    that share may be 0: off; ε_l = ε and the share 1: eq. 10's throughout)."""
+    effort weight ε, ε_s while seated and ε_l while settling after a hard landing, the smoothing time τ [s],
+    the root torque's weight at landings as a share of eq. 10's and the shear weight β (see the module
+    docstring; γ, v_s, ε, ε_s, τ, that share and β may be 0: off; ε_l = ε and the share 1: eq. 10's
+    throughout)."""
 
     friction: float = 0.8
     regularisation: float = 1e-3
@@ -201,13 +231,14 @@ class PerFrameOptions:
     settling_effort: float = 0.3
     smoothing: float = 0.002
     landing_torque: float = 0.4
+    shear: float = 0.005
 
     def __post_init__(self):
         for name in ("friction", "regularisation", "min_activation", "toward_centre_of_mass", "sliding_speed",
-                     "effort", "seated_effort", "settling_effort", "smoothing", "landing_torque"):
+                     "effort", "seated_effort", "settling_effort", "smoothing", "landing_torque", "shear"):
             value = getattr(self, name)
             may_be_off = name in ("toward_centre_of_mass", "sliding_speed", "effort", "seated_effort",
-                                  "settling_effort", "smoothing", "landing_torque")
+                                  "settling_effort", "smoothing", "landing_torque", "shear")
             if not (isinstance(value, (int, float)) and (value > 0 or may_be_off and value == 0)):
                 raise SolverError(f"Per-frame contact option {name} = {value!r} is not a positive number",
                                   "e.g. friction=0.8, regularisation=1e-3")
@@ -223,39 +254,6 @@ class JointLoads(NamedTuple):
     torque: np.ndarray
     centre: np.ndarray
     carries: np.ndarray
-
-
-def cone_edges(normals: np.ndarray, friction: float, facing: np.ndarray | None = None) -> np.ndarray:
-    """The four unit edges (F, 4, 3) of the friction pyramid about each unit normal (F, 3), its first slant
-    along ``facing`` (3,; the subject's, ``facing_direction``; none: the lab's X) within each face (the vertical where
-    the face's normal is ``facing`` itself). A pyramid is not the cone: its cost per unit of tangential force,
-    and its friction limit, depend on the force's direction against its edges. Set by the subject, the same
-    motion recorded in a lab turned any way gives the same forces; set by the lab's axes, it did not (walking1
-    turned 37° about the vertical: 0.2 % BW RMS, its hip moments 0.025 N·m/kg)."""
-    facing = np.array([1.0, 0.0, 0.0]) if facing is None else np.asarray(facing, dtype=float)
-    t1 = facing - (normals @ facing)[:, None] * normals
-    along = np.linalg.norm(t1, axis=1) < 0.1  # a face turned toward ``facing``: its slants start from the vertical
-    t1[along] = [0.0, 0.0, 1.0] - normals[along, 2:3] * normals[along]
-    t1 /= np.linalg.norm(t1, axis=1, keepdims=True)
-    t2 = np.cross(normals, t1)
-    tangents = np.stack([t1, -t1, t2, -t2], axis=1)
-    return (normals[:, None] + friction * tangents) / np.sqrt(1.0 + friction ** 2)
-
-
-def facing_direction(rotations: np.ndarray) -> np.ndarray | None:
-    """The way the subject faces (3,), level: the mean direction of the root's axes (``rotations`` (T, 3, 3),
-    body to world) seen from above, taken modulo a quarter turn as the pyramids' symmetry is (a walk there and
-    back faces one way; upright, the forward and the lateral axes agree; lying, the long axis and the lateral);
-    the first frame's where the frames agree on no direction (half the trial turned by 45°, or turning evenly
-    all round); none without a pose."""
-    level = np.asarray(rotations, dtype=float)[:, :2, :]  # (T, 2, 3): each axis seen from above
-    level = level[np.isfinite(level).all(axis=(1, 2))]
-    if not len(level):
-        return None
-    quarters = (np.hypot(level[:, 0], level[:, 1]) * np.exp(4j * np.arctan2(level[:, 1], level[:, 0]))).sum(-1)
-    quarter = quarters.mean() if abs(quarters.mean()) >= 0.1 else quarters[0]
-    angle = np.angle(quarter) / 4.0
-    return np.array([np.cos(angle), np.sin(angle), 0.0])
 
 
 def seated(activation: np.ndarray, padding: np.ndarray | None) -> np.ndarray:
@@ -294,7 +292,8 @@ def sliding_factor(velocities: np.ndarray, normals: np.ndarray, speed: float) ->
 
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)  # from Python only: no C callback
 def _solve_frames(wrench, solvable, active, face, edges, arms, rows, penalty_base, joint_torque, joint_arms, carries,
-                  effort, smoothing, follows, coefficients, columns, floats, flags, indices):
+                  effort, bodies, n_bodies, edge_shear, smoothing, follows, coefficients, columns, floats, flags,
+                  indices):
     """Each frame's (*) on its ``active`` (T, K) points, in order, each frame starting from the free edges of
     the one before; the cone edges' coefficients ``c`` (T, K, 4) per unit body weight go to ``coefficients``.
     ``solvable`` (T,) the frames with a root wrench and a pose, ``wrench`` (T, 6) the root wrench per body
@@ -303,7 +302,9 @@ def _solve_frames(wrench, solvable, active, face, edges, arms, rows, penalty_bas
     ``penalty_base`` (T, K, 4) each edge's Tikhonov weight λ (1 + γ (|u_k| - s_e·u_k)) / h_k; ``joint_torque``
     (T, J, 3) the joints' torques without contact per body weight, ``joint_arms`` (T, J, 3) their centres
     relative to the root origin, ``carries`` (K, J) whether joint ``j`` carries point ``k``'s force (the point
-    is on a segment distal to it), ``effort`` (T,) the weight √ε_t of (**), ``smoothing`` the weight ``s`` of
+    is on a segment distal to it), ``effort`` (T,) the weight √ε_t of (**), ``bodies`` (K,) each point's
+    contact body (0 to ``n_bodies`` - 1; ``n_bodies`` 0: no shear term) and ``edge_shear`` (F, 4, 2) each cone
+    edge's force along its face times √β, the rows of (****), ``smoothing`` the weight ``s`` of
     the smoothing prior per frame and ``follows`` (T,) whether frame ``t`` follows ``t - 1``; the rest is
     ``Scratch``'s working memory."""
     n_frames, n_points = active.shape
@@ -312,9 +313,11 @@ def _solve_frames(wrench, solvable, active, face, edges, arms, rows, penalty_bas
     # point), the frame before's solution and free flag at 4 k + e (point k)
     penalty, c, linear = floats[:n_edges], floats[n_edges:2 * n_edges], floats[2 * n_edges:3 * n_edges]
     before, rest = floats[3 * n_edges:4 * n_edges], floats[4 * n_edges:]
-    b, nnls_work = rest[:6 + 3 * n_joints], rest[6 + 3 * n_joints:]
+    n_rows = 6 + 3 * n_joints + 2 * n_bodies
+    b, nnls_work = rest[:n_rows], rest[n_rows:]
     was_free, passive = flags[:n_edges], flags[n_edges:]
-    chosen, loaded = indices[:n_points], indices[n_points:]
+    chosen, loaded = indices[:n_points], indices[n_points:n_points + n_joints]
+    body_row = indices[n_points + n_joints:n_points + n_joints + n_bodies]
     was_free[:] = False
     before[:] = 0.0
     settled = False  # the frame before was solved: the smoothing prior (***) ties this one to it
@@ -341,6 +344,14 @@ def _solve_frames(wrench, solvable, active, face, edges, arms, rows, penalty_bas
                 for i in range(3):
                     b[m + i] = effort[t] * joint_torque[t, j, i]
                 m += 3
+        n_loaded = (m - 6) // 3
+        body_row[:] = -1  # the shear rows (****) of the bodies with an active point
+        for p in range(n if n_bodies else 0):
+            body = bodies[chosen[p]]
+            if body_row[body] < 0:
+                body_row[body] = m
+                b[m] = b[m + 1] = 0.0
+                m += 2
         for p in range(n):  # each edge's root wrench [e; (p - o) × e] (point_force_root_map), weighted
             k = chosen[p]
             rx, ry, rz, f = arms[t, k, 0], arms[t, k, 1], arms[t, k, 2], face[t, k]
@@ -351,7 +362,7 @@ def _solve_frames(wrench, solvable, active, face, edges, arms, rows, penalty_bas
                 columns[3, a] = rows[t, 3] * (ry * ez - rz * ey)
                 columns[4, a] = rows[t, 4] * (rz * ex - rx * ez)
                 columns[5, a] = rows[t, 5] * (rx * ey - ry * ex)
-                for r in range((m - 6) // 3):  # the torque it takes off each joint carrying it, (p - o_j) × e
+                for r in range(n_loaded):  # the torque it takes off each joint carrying it, (p - o_j) × e
                     j = loaded[r]
                     if carries[k, j]:
                         jx, jy, jz = rx - joint_arms[t, j, 0], ry - joint_arms[t, j, 1], rz - joint_arms[t, j, 2]
@@ -360,6 +371,11 @@ def _solve_frames(wrench, solvable, active, face, edges, arms, rows, penalty_bas
                         columns[8 + 3 * r, a] = effort[t] * (jx * ey - jy * ex)
                     else:
                         columns[6 + 3 * r, a] = columns[7 + 3 * r, a] = columns[8 + 3 * r, a] = 0.0
+                for r in range(6 + 3 * n_loaded, m):  # its force along the surface, on its body's shear rows
+                    columns[r, a] = 0.0
+                if n_bodies:
+                    r = body_row[bodies[k]]
+                    columns[r, a], columns[r + 1, a] = edge_shear[f, e, 0], edge_shear[f, e, 1]
                 penalty[a] = penalty_base[t, k, e] + prior
                 linear[a] = prior * before[4 * k + e]
                 passive[a] = was_free[4 * k + e]
@@ -378,9 +394,10 @@ def _solve_frames(wrench, solvable, active, face, edges, arms, rows, penalty_bas
 class Scratch(NamedTuple):
     """``_solve_frames``' output and working memory, allocated here rather than in the kernel (numba would compile
     numpy's allocators for it: half a second of the first run's compile): the ``coefficients`` (T, K, 4), zero
-    until solved; the ``columns`` of (*) (6 + 3J, 4K); the ``floats`` (each edge's penalty, solution, linear term
-    and solution in the frame before, the right-hand side, then ``nnls_tikhonov``'s), the ``flags`` (the edges
-    free in the frame before and now) and the ``indices`` (the active points, the loaded joints)."""
+    until solved; the ``columns`` of (*) (6 + 3J + 2B, 4K); the ``floats`` (each edge's penalty, solution, linear
+    term and solution in the frame before, the right-hand side, then ``nnls_tikhonov``'s), the ``flags`` (the
+    edges free in the frame before and now) and the ``indices`` (the active points, the loaded joints, each
+    body's first shear row)."""
 
     coefficients: np.ndarray
     columns: np.ndarray
@@ -389,11 +406,11 @@ class Scratch(NamedTuple):
     indices: np.ndarray
 
     @classmethod
-    def allocate(cls, n_frames: int, n_points: int, n_joints: int) -> "Scratch":
-        m, n = 6 + 3 * n_joints, 4 * n_points
+    def allocate(cls, n_frames: int, n_points: int, n_joints: int, n_bodies: int = 0) -> "Scratch":
+        m, n = 6 + 3 * n_joints + 2 * n_bodies, 4 * n_points
         return cls(np.zeros((n_frames, n_points, 4)), np.zeros((m, n)),
                    np.empty(4 * n + m + nnls_work_size(m, n)), np.empty(2 * n, dtype=np.bool_),
-                   np.empty(n_points + n_joints, dtype=np.int64))
+                   np.empty(n_points + n_joints + n_bodies, dtype=np.int64))
 
 
 def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.ndarray, surfaces, weight: float,
@@ -403,7 +420,7 @@ def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.n
                      joints: JointLoads | None = None, times: np.ndarray | None = None,
                      padding: np.ndarray | None = None, floor_only: np.ndarray | None = None,
                      facing: np.ndarray | None = None, touchdown: np.ndarray | None = None,
-                     settling: np.ndarray | None = None) -> np.ndarray:
+                     settling: np.ndarray | None = None, bodies: np.ndarray | None = None) -> np.ndarray:
     """Point forces per surface (S, T, K, 3) [N] of (*) for root wrenches ``residual`` (T, 6) without
     contact, about ``root_origin`` (T, 3), at contact points ``points`` (T, K, 3) near ``surfaces`` (each
     point pushed by the surface that makes it most active; ``padding`` and ``floor_only`` (K,) as in
@@ -414,7 +431,8 @@ def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.n
     pyramids (``cone_edges``; none: the lab's X); ``touchdown`` (T,) how much each frame lies in a landing's
     window (``Dynamics.touchdown``), where the torque rows weigh ``landing_torque`` of the rest, and ``settling``
     (T,) in the settling after a hard landing (``Dynamics.settling``), where the effort weighs ``settling_effort``
-    (none: nowhere).
+    (none: nowhere); ``bodies`` (K,) the body (segment) each point is on, for the shear term (****) (none: no
+    shear term).
     NaN in frames without a root wrench or a pose. Only the points that come within reach of a surface in some
     frame enter the solve."""
     if not weight > 0:
@@ -452,7 +470,12 @@ def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.n
     follows = np.r_[False, step < 1.5 / rate] if rate > 0 else np.zeros(len(points), dtype=np.bool_)
     arms = np.ascontiguousarray(near - root_origin[:, None])
     solvable = np.isfinite(residual).all(axis=1) & np.isfinite(arms).all(axis=(1, 2))
-    scratch = Scratch.allocate(len(points), len(reach), joints.torque.shape[1])
+    shear = options.shear > 0 and bodies is not None and len(reach) > 0
+    body = np.unique(np.asarray(bodies)[reach], return_inverse=True)[1] if shear else np.zeros(len(reach), np.int64)
+    edge_shear = np.sqrt(options.shear) * np.einsum("fei,fai->fea", edges, face_tangents(arrays.normals, facing)) \
+        if shear else np.zeros((len(edges), 4, 2))
+    n_bodies = int(body.max()) + 1 if shear else 0
+    scratch = Scratch.allocate(len(points), len(reach), joints.torque.shape[1], n_bodies)
     _solve_frames(
         np.ascontiguousarray(residual, dtype=float) / weight * rows, solvable,
         activation > options.min_activation, np.ascontiguousarray(near_face), edges, arms, rows,
@@ -462,7 +485,8 @@ def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.n
         np.ascontiguousarray(joints.carries[reach], dtype=np.bool_),
         np.sqrt(effort_weights(options, seated(activation, None if padding is None else np.asarray(padding)[reach]),
                                settling)),
-        float(options.smoothing * rate), follows, *scratch)
+        np.ascontiguousarray(body, dtype=np.int64), n_bodies, edge_shear, float(options.smoothing * rate), follows,
+        *scratch)
     forces = np.zeros_like(points)
     forces[:, reach] = weight * sum(scratch.coefficients[..., e, None] * edges[near_face, e] for e in range(4))
     forces[~posed] = np.nan

@@ -12,7 +12,7 @@ from scipy.optimize import nnls
 
 from mocap_dynamics.solver.contact import PerFrameOptions, compare_with_plates, estimate_contact
 from mocap_dynamics.solver.contact.nnls import nnls_tikhonov, nnls_work_size
-from mocap_dynamics.solver.contact.per_frame import cone_edges, facing_direction
+from mocap_dynamics.solver.contact.pyramids import cone_edges, facing_direction
 from mocap_dynamics.solver.dynamics import inverse_dynamics
 from mocap_dynamics.solver.errors import SolverError
 from tests.unit.test_contact_plate_under_box import drop_jump  # noqa: F401  (fixture)
@@ -132,6 +132,31 @@ def test_two_feet_share_a_vertical_load_leaning_toward_the_centre_of_mass():
         PerFrameOptions(toward_centre_of_mass=-1.0)
 
 
+def test_shear_takes_the_opposed_pull_of_two_feet_away():
+    """Two feet 60 cm apart under a centre of mass 1 m above their midpoint carry its weight. The lean toward
+    the centre of mass has the front foot brake and the back one propel, equal and opposite: a pair of forces
+    the root wrench does not see. The shear term (****) costs the friction each foot holds, so that pair shrinks
+    as β grows and vanishes when friction costs as much as a root force; the totals stay exact."""
+    from mocap_dynamics.solver.contact import Surface
+    from mocap_dynamics.solver.contact.per_frame import per_frame_forces
+    corners = np.array([[dx, dy, 0.0] for dx in (-0.1, 0.1) for dy in (-0.04, 0.04)])
+    points = np.concatenate([corners + [-0.3, 0.0, 0.0], corners + [0.3, 0.0, 0.0]])[None]
+    root = np.array([[0.0, 0.0, 1.0]])
+    weight = 600.0
+    wrench = np.array([[0.0, 0.0, weight, 0.0, 0.0, 0.0]])
+    pulls = []
+    for shear in (0.0, PerFrameOptions().shear, 0.05, 1.0):
+        forces = per_frame_forces(wrench, root, points, (Surface.floor(0.0),), weight, centre_of_mass=root,
+                                  options=PerFrameOptions(shear=shear), bodies=np.repeat([0, 1], 4))[0, 0]
+        back, front = forces[:4].sum(0), forces[4:].sum(0)
+        np.testing.assert_allclose(back + front, [0.0, 0.0, weight], atol=1e-3 * weight)
+        assert front[0] == pytest.approx(-back[0], abs=1e-4 * weight)
+        pulls.append(back[0] / weight)
+    assert pulls[0] > 0.02 and pulls[0] > pulls[1] > pulls[2] > pulls[3] >= 0.0 and pulls[3] < 0.05 * pulls[0]
+    with pytest.raises(SolverError, match="shear"):
+        PerFrameOptions(shear=-1.0)
+
+
 def _seat_and_feet():
     """A seat under the centre of mass (four points about x = 0, on the root) and two feet 40 cm in front,
     carried by a hip joint 40 cm above the seat whose torque without contact is zero; the root wrench is the
@@ -231,38 +256,59 @@ def walk(shared_data):
     return trial, motion, inverse_dynamics(motion, cutoff="auto", scheme="central")
 
 
-def test_smoothing_steadies_the_joint_moments_of_a_real_walk(walk):
-    """subject4_walking1 with the default dynamics: the hip, knee and ankle flexion moments from the motion alone
-    against those from the plates (same model and filter), where the plates see every loaded foot. Each frame
-    re-decides from its noisy root torque how the load is shared (heel and toe, two feet); the smoothing prior
-    (***) holds the share steady: r 0.913 without it, 0.955 with a 1 ms memory, 0.968 with the default 2 ms (the
-    knees 0.84-0.91 -> 0.91-0.96 -> 0.95-0.98)."""
+def _against_plates(walk, options: PerFrameOptions):
+    """The walk's contact estimated with ``options``: the mean r of the hip, knee and ankle flexion moments from
+    the motion alone against those with the plates (same model and filter) where the plates see every loaded
+    foot, and the comparison with the plates."""
     from mocap_dynamics.solver.dynamics import joint_moments
     from mocap_dynamics.solver.dynamics.plates import plate_forces
     trial, motion, dynamics = walk
     plates = joint_moments(inverse_dynamics(motion, cutoff=dynamics.options["cutoff_hz"], scheme="central",
                                             external=plate_forces(trial, motion)))
-    agreement = {}
-    for smoothing in (0.0, PerFrameOptions().smoothing):
-        contact = estimate_contact(dynamics=dynamics, per_frame=PerFrameOptions(smoothing=smoothing))
-        covered = compare_with_plates(contact, trial).covered
-        alone = joint_moments(contact.dynamics)
-        agreement[smoothing] = np.mean([np.corrcoef(alone.moment(j, c)[covered], plates.moment(j, c)[covered])[0, 1]
-                                        for j, c in ((f"{joint}_{side}", component) for side in "lr" for joint,
-                                                     component in (("hip", "flexion"), ("knee", "flexion"),
-                                                                   ("ankle", "dorsiflexion")))])
-    assert agreement[PerFrameOptions().smoothing] > 0.96
-    assert agreement[PerFrameOptions().smoothing] > agreement[0.0] + 0.04
+    contact = estimate_contact(dynamics=dynamics, per_frame=options)
+    comparison = compare_with_plates(contact, trial)
+    alone, covered = joint_moments(contact.dynamics), comparison.covered
+    r = np.mean([np.corrcoef(alone.moment(f"{joint}_{side}", component)[covered],
+                             plates.moment(f"{joint}_{side}", component)[covered])[0, 1]
+                 for side in "lr" for joint, component in (("hip", "flexion"), ("knee", "flexion"),
+                                                           ("ankle", "dorsiflexion"))])
+    return r, comparison
+
+
+def test_smoothing_steadies_the_joint_moments_of_a_real_walk(walk):
+    """subject4_walking1 with the default dynamics: the hip, knee and ankle flexion moments from the motion alone
+    against those from the plates (same model and filter), where the plates see every loaded foot. Each frame
+    re-decides from its noisy root torque how the load is shared (heel and toe, two feet); the smoothing prior
+    (***) holds the share steady: r 0.951 without it, 0.974 with a 1 ms memory, 0.978 with the default 2 ms
+    (0.913, 0.955 and 0.968 before the shear term (****), which steadies the share between the feet too)."""
+    agreement = {smoothing: _against_plates(walk, PerFrameOptions(smoothing=smoothing))[0]
+                 for smoothing in (0.0, PerFrameOptions().smoothing)}
+    assert agreement[PerFrameOptions().smoothing] > 0.97
+    assert agreement[PerFrameOptions().smoothing] > agreement[0.0] + 0.02
     with pytest.raises(SolverError, match="smoothing"):
         PerFrameOptions(smoothing=-1.0)
 
 
+def test_shear_brings_a_real_walks_feet_nearer_their_plates(walk):
+    """subject4_walking1, where both feet stand on the plates in turn: with the shear term (****) each foot's
+    horizontal force misses its plate's by 1.74 / 2.05 % BW RMS instead of 1.93 / 2.23, and the hip, knee and
+    ankle flexion moments from the motion alone follow those with the plates at mean r 0.978 instead of 0.973
+    (where the plates see every loaded foot; 0.967 and 2.04 / 2.29 % BW at β = 0.02, which shares the
+    horizontal force evenly between the feet whatever their loads)."""
+    found = {}
+    for shear in (0.0, PerFrameOptions().shear):
+        r, comparison = _against_plates(walk, PerFrameOptions(shear=shear))
+        feet = comparison.summary()["feet"]
+        found[shear] = r, np.array([feet[f]["rmse_horizontal_bw_percent"] for f in ("foot_l", "foot_r")])
+    (r_off, horizontal_off), (r_on, horizontal_on) = found[0.0], found[PerFrameOptions().shear]
+    assert r_on > r_off + 0.003
+    assert np.all(horizontal_on < horizontal_off - 0.1)
 
 
 def test_a_heel_that_still_slides_forward_takes_little_load(walk):
     """subject4_walking1's two heel strikes on its plates: in the 0.1 s before a plate feels its foot, the heel
     comes down sliding forward at 2.2 -> 0.2 m/s within 1.5 cm of the floor. The estimate's load on that foot
-    there, on average: 6.7 and 7.3 % BW at a sliding speed of 1 m/s, 5.9 and 5.6 at the default 0.7."""
+    there, on average: 6.7 and 7.2 % BW at a sliding speed of 1 m/s, 5.9 and 5.6 at the default 0.7."""
     trial, _, dynamics = walk
     early, default = {}, PerFrameOptions().sliding_speed
     for speed in (1.0, default):
