@@ -132,8 +132,10 @@ dynamics with the plates on six real trials (README):
   sit-to-stand within 0.0005; against ours with the plates 0.977 / 0.980 /
   0.954 -> 0.983 / 0.984 / 0.963. The walks' horizontal force per foot
   nears the plates' (walking1 1.9 / 2.0 -> 1.7 / 1.8 % BW RMS, the video walk
-  2.3 / 3.2 -> 2.0 / 3.0) and the drop jumps' moves away (DJ3 3.9 / 4.4 -> 4.3
-  / 4.6: landing, the feet push apart sideways). At β = 0.003 / 0.007 / 0.01 /
+  2.3 / 3.2 -> 2.0 / 3.0), the drop jumps' and the sit-to-stand's moves away
+  by 0.1-0.2 (DJ3 3.9 / 4.4 -> 4.0 / 4.5: landing, the feet push apart
+  sideways; along the subject's facing only, they stay, the moments within
+  0.0001). At β = 0.003 / 0.007 / 0.01 /
   0.015 the walks gave 0.964 / 0.962 / 0.928 -- 0.964 / 0.961 / 0.931 --
   0.963 / 0.958 / 0.932 -- 0.958 / 0.952 / 0.931: a larger β shares the
   horizontal force between the feet evenly whatever their load.
