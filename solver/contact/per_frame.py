@@ -472,11 +472,11 @@ def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.n
     follows = np.r_[False, step < 1.5 / rate] if rate > 0 else np.zeros(len(points), dtype=np.bool_)
     arms = np.ascontiguousarray(near - root_origin[:, None])
     solvable = np.isfinite(residual).all(axis=1) & np.isfinite(arms).all(axis=(1, 2))
-    shear = options.shear > 0 and bodies is not None and len(reach) > 0
-    body = np.unique(np.asarray(bodies)[reach], return_inverse=True)[1] if shear else np.zeros(len(reach), np.int64)
-    edge_shear = np.sqrt(options.shear) * np.einsum("fei,fai->fea", edges, face_tangents(arrays.normals, facing)) \
-        if shear else np.zeros((len(edges), 4, 2))
-    n_bodies = int(body.max()) + 1 if shear else 0
+    body, n_bodies = np.zeros(len(reach), dtype=np.int64), 0  # the shear term's bodies, numbered from 0
+    if options.shear > 0 and bodies is not None:
+        kinds, body = np.unique(np.asarray(bodies)[reach], return_inverse=True)
+        n_bodies = len(kinds)
+    edge_shear = np.sqrt(options.shear) * np.einsum("fei,fai->fea", edges, face_tangents(arrays.normals, facing))
     scratch = Scratch.allocate(len(points), len(reach), joints.torque.shape[1], n_bodies)
     _solve_frames(
         np.ascontiguousarray(residual, dtype=float) / weight * rows, solvable,
