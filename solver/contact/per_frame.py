@@ -211,7 +211,7 @@ from ..errors import SolverError
 from .activation import activations
 from .model import ContactConstants, SurfaceArrays
 from .nnls import nnls_tikhonov, nnls_work_size
-from .pyramids import cone_edges, face_tangents
+from .pyramids import cone_edges, edge_slants
 
 
 @dataclass(frozen=True)
@@ -305,8 +305,8 @@ def _solve_frames(wrench, solvable, active, face, edges, arms, rows, penalty_bas
     (T, J, 3) the joints' torques without contact per body weight, ``joint_arms`` (T, J, 3) their centres
     relative to the root origin, ``carries`` (K, J) whether joint ``j`` carries point ``k``'s force (the point
     is on a segment distal to it), ``effort`` (T,) the weight √ε_t of (**), ``bodies`` (K,) each point's
-    contact body (0 to ``n_bodies`` - 1; ``n_bodies`` 0: no shear term) and ``edge_shear`` (F, 4, 2) each cone
-    edge's force along its face times √β, the rows of (****), ``smoothing`` the weight ``s`` of
+    contact body (0 to ``n_bodies`` - 1; ``n_bodies`` 0: no shear term) and ``edge_shear`` (4, 2) each cone
+    edge's force along its face times √β (the same on every face), the rows of (****), ``smoothing`` the weight ``s`` of
     the smoothing prior per frame and ``follows`` (T,) whether frame ``t`` follows ``t - 1``; the rest is
     ``Scratch``'s working memory."""
     n_frames, n_points = active.shape
@@ -377,7 +377,7 @@ def _solve_frames(wrench, solvable, active, face, edges, arms, rows, penalty_bas
                     columns[r, a] = 0.0
                 if n_bodies:
                     r = body_row[bodies[k]]
-                    columns[r, a], columns[r + 1, a] = edge_shear[f, e, 0], edge_shear[f, e, 1]
+                    columns[r, a], columns[r + 1, a] = edge_shear[e, 0], edge_shear[e, 1]
                 penalty[a] = penalty_base[t, k, e] + prior
                 linear[a] = prior * before[4 * k + e]
                 passive[a] = was_free[4 * k + e]
@@ -476,7 +476,7 @@ def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.n
     if options.shear > 0 and bodies is not None:
         kinds, body = np.unique(np.asarray(bodies)[reach], return_inverse=True)
         n_bodies = len(kinds)
-    edge_shear = np.sqrt(options.shear) * np.einsum("fei,fai->fea", edges, face_tangents(arrays.normals, facing))
+    edge_shear = np.sqrt(options.shear) * edge_slants(options.friction)
     scratch = Scratch.allocate(len(points), len(reach), joints.torque.shape[1], n_bodies)
     _solve_frames(
         np.ascontiguousarray(residual, dtype=float) / weight * rows, solvable,

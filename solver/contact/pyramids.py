@@ -18,15 +18,21 @@ def face_tangents(normals: np.ndarray, facing: np.ndarray | None = None) -> np.n
     return np.stack([t1, np.cross(normals, t1)], axis=1)
 
 
+def edge_slants(friction: float) -> np.ndarray:
+    """Each unit edge's components (4, 2) along its face's ``face_tangents``, the same on every face: ±μ / √(1 +
+    μ²) along the first tangent, then along the second (``cone_edges``' order)."""
+    return friction / np.sqrt(1.0 + friction ** 2) * np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]])
+
+
 def cone_edges(normals: np.ndarray, friction: float, facing: np.ndarray | None = None) -> np.ndarray:
-    """The four unit edges (F, 4, 3) of the friction pyramid about each unit normal (F, 3), slanting along
-    ``face_tangents`` (its first along ``facing``). A pyramid is not the cone: its cost per unit of tangential
-    force, and its friction limit, depend on the force's direction against its edges. Set by the subject, the
-    same motion recorded in a lab turned any way gives the same forces; set by the lab's axes, it did not
-    (walking1 turned 37° about the vertical: 0.2 % BW RMS, its hip moments 0.025 N·m/kg)."""
-    t1, t2 = face_tangents(normals, facing).transpose(1, 0, 2)
-    tangents = np.stack([t1, -t1, t2, -t2], axis=1)
-    return (normals[:, None] + friction * tangents) / np.sqrt(1.0 + friction ** 2)
+    """The four unit edges (F, 4, 3) ``(n ± μ t) / √(1 + μ²)`` of the friction pyramid about each unit normal
+    ``n`` (F, 3), slanting along ``face_tangents`` (its first along ``facing``; ``edge_slants``). A pyramid is not
+    the cone: its cost per unit of tangential force, and its friction limit, depend on the force's direction
+    against its edges. Set by the subject, the same motion recorded in a lab turned any way gives the same forces;
+    set by the lab's axes, it did not (walking1 turned 37° about the vertical: 0.2 % BW RMS, its hip moments
+    0.025 N·m/kg)."""
+    along = np.einsum("ea,fai->fei", edge_slants(friction), face_tangents(normals, facing))
+    return normals[:, None] / np.sqrt(1.0 + friction ** 2) + along
 
 
 def facing_direction(rotations: np.ndarray) -> np.ndarray | None:
