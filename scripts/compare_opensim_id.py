@@ -6,9 +6,11 @@
 prints, per trial and joint, r and RMSE [N·m/kg] of our moments with the plates and from the motion alone
 against the reference, and the mean r over hip, knee and ankle flexion: over the whole trial, over the frames
 in which the plates see all the contact ('covered') and over those away from touch-downs (outside 0.03 s
-before to 0.1 s after each plate's onset: the impact, whose peak neither side's coordinates follow), and
-the moment about the plates' centre of pressure that each model's motion needs and the plates do not give
-(``unbalanced_moment``: ours and OpenSim's, from the same markers and plates); ``--out`` keeps every file.
+before to 0.1 s after each plate's onset: the impact, whose peak neither side's coordinates follow); ours with
+the plates low-passed at our own cutoff where the plates see all (``low_passed_plates``: what an estimate from
+the motion alone would give were its forces exact up to the motion's bandwidth); and the moment about the
+plates' centre of pressure that each model's motion needs and the plates do not give (``unbalanced_moment``:
+ours and OpenSim's, from the same markers and plates); ``--out`` keeps every file.
 
 For each trial ``NAME.trc`` the folder must hold ``NAME_opensim_ik.mot`` (OpenSim IK coordinates),
 ``NAME_grf.mot`` (the plates) and ``SUBJECT_opensim_model.osim`` (``SUBJECT`` a prefix of ``NAME``), as
@@ -273,17 +275,33 @@ def balance(result, reference: Reference) -> dict:
             "r": float(np.corrcoef(ours, theirs)[0, 1])}
 
 
+def low_passed_plates(dynamics):
+    """Our ``dynamics`` with the plates (``PipelineResult.dynamics_with_plates``) again, the plates low-passed at
+    the motion's own cutoff at touch-downs (``options["cutoff_hz"]``; ``filtered_loads``): the measured forces
+    with no more bandwidth than the kinematics have at touch-downs: the moments an estimate from the motion alone
+    would give were its forces exact up to that cutoff. None without plates or a cutoff."""
+    from mocap_dynamics.solver.dynamics import rnea
+    cutoff = dynamics.options.get("cutoff_hz") if dynamics is not None else None
+    if cutoff is None or dynamics.external is None:
+        return None
+    external = filtered_loads(dynamics.external, 1.0 / float(np.median(np.diff(dynamics.times))), cutoff)
+    return rnea(dynamics.model, dynamics.times, dynamics.q, dynamics.v, dynamics.a, gravity=dynamics.gravity,
+                external=external, options=dynamics.options)
+
+
 def compare(result, reference, mass: float, ik_file: Path) -> list[dict]:
     """Rows per side and joint component: r and RMSE [N·m/kg] of ours with the plates and from the motion
     alone against the reference (from the motion alone also where the plates see all, ``covered``, and there
-    away from touch-downs, ``away``), and r of the joint angles (the axes check)."""
+    away from touch-downs, ``away``; with the plates low-passed at our cutoff, ``low_passed``, where the plates see
+    all), and r of the joint angles (the axes check)."""
     from mocap_dynamics.solver.dynamics import joint_moments
     from mocap_dynamics.solver.io import read_table
     from mocap_dynamics.solver.kinematics import joint_angles
     ik = read_table(ik_file)
     angles = joint_angles(result.motion)
     sources = {"plates": result.dynamics_with_plates,
-               "motion_alone": result.contact.dynamics if result.contact is not None else None}
+               "motion_alone": result.contact.dynamics if result.contact is not None else None,
+               "low_passed": low_passed_plates(result.dynamics_with_plates)}
     moments = {key: joint_moments(d) for key, d in sources.items() if d is not None}
     seen = None if result.plate_comparison is None else plates_see_all(result.contact, result.plate_comparison)
     away = None if seen is None else seen & result.plate_comparison.away_from_touchdowns
@@ -300,7 +318,7 @@ def compare(result, reference, mass: float, ik_file: Path) -> list[dict]:
             for key, m in moments.items():
                 ours = m.moment(f"{joint}_{side}", component) / mass
                 theirs = np.interp(m.times, reference.time, reference.column(f"{coordinate}_moment")) / mass
-                row[f"{key}_r"], row[f"{key}_rmse"] = _fit(ours, theirs)
+                row[f"{key}_r"], row[f"{key}_rmse"] = _fit(ours, theirs, seen if key == "low_passed" else None)
                 if key == "motion_alone" and seen is not None:
                     row["covered_r"], row["covered_rmse"] = _fit(ours, theirs, seen)
                     row["away_r"], row["away_rmse"] = _fit(ours, theirs, away)
@@ -314,14 +332,17 @@ def print_table(name: str, rows: list[dict], settings: str, balanced: dict | Non
     print(f"\n{name} ({settings}; our cutoff used: {used}): r and RMSE [N·m/kg] against OpenSim ID with the "
           "plates; 'covered': the frames in which every foot loaded stands on a plate and no "
           "other surface carries load (there the reference sees all the contact); 'away': those frames outside "
-          "0.03 s before to 0.1 s after each touch-down on a plate")
+          "0.03 s before to 0.1 s after each touch-down on a plate; 'low-passed': ours with the plates low-passed "
+          "at our cutoff, covered frames (the best an estimate from the motion alone, exact up to that cutoff, "
+          "could do)")
     labels = {"plates": "plates", "motion_alone": "motion alone", "covered": "motion alone, covered frames",
-              "away": "motion alone, covered frames away from touch-downs"}
+              "away": "motion alone, covered frames away from touch-downs",
+              "low_passed": "the plates low-passed at our cutoff, covered frames"}
     print(f"  {'joint':28s} {'angle r':>8s} {'plates r':>9s} {'RMSE':>6s} {'motion r':>9s} {'RMSE':>6s} "
-          f"{'covered r':>10s} {'RMSE':>6s} {'away r':>7s} {'RMSE':>6s}")
+          f"{'covered r':>10s} {'RMSE':>6s} {'away r':>7s} {'RMSE':>6s} {'low-passed r':>13s} {'RMSE':>6s}")
     for row in rows:
         figures = " ".join(f"{row.get(f'{key}_r', np.nan):{width}.3f} {row.get(f'{key}_rmse', np.nan):6.3f}"
-                           for key, width in zip(labels, (9, 9, 10, 7)))
+                           for key, width in zip(labels, (9, 9, 10, 7, 13)))
         print(f"  {row['joint']:28s} {row['angle_r']:8.3f} {figures}")
     for key, label in labels.items():
         main = [row[f"{key}_r"] for row in rows if row["joint"].endswith(("_flexion", "_dorsiflexion"))
