@@ -307,7 +307,7 @@ def _prepare_frame(tree, previous, previous_ok, previous_undetermined, fit, defa
                 start[k] = fit[k]
     subspace = np.empty((len(tree.parent), 3, 3))
     for s in range(len(tree.parent)):
-        joint_frame(tree, s, start, target[s], subspace)
+        joint_frame(tree.joint[s], tree.q_start[s], tree.axes, s, start, target[s], subspace)
 
 
 @inlined
