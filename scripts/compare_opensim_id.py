@@ -333,8 +333,8 @@ def print_table(name: str, rows: list[dict], settings: str, balanced: dict | Non
           "plates; 'covered': the frames in which every foot loaded stands on a plate and no "
           "other surface carries load (there the reference sees all the contact); 'away': those frames outside "
           "0.03 s before to 0.1 s after each touch-down on a plate; 'low-passed': ours with the plates low-passed "
-          "at our cutoff, covered frames (the best an estimate from the motion alone, exact up to that cutoff, "
-          "could do)")
+          "at our cutoff, covered frames (what an estimate from the motion alone, exact up to that cutoff, would "
+          "give)")
     labels = {"plates": "plates", "motion_alone": "motion alone", "covered": "motion alone, covered frames",
               "away": "motion alone, covered frames away from touch-downs",
               "low_passed": "the plates low-passed at our cutoff, covered frames"}

@@ -88,9 +88,9 @@ def forward_kinematics(tree, q, data):
     """World rotation and origin of every segment and its child-frame motion subspace:
     ``R_i = R_p R_joint``, ``o_i = o_p + R_p d_i`` (root: ``o_0 = q[0:3]``)."""
     rot, origin, local, subspace = data.rot, data.origin, data.local, data.subspace
-    parent, q_start, offset = tree.parent, tree.q_start, tree.offset
+    parent, joint, q_start, axes, offset = tree.parent, tree.joint, tree.q_start, tree.axes, tree.offset
     for i in range(len(parent)):
-        joint_frame(tree.joint[i], q_start[i], tree.axes, i, q, local, subspace)
+        joint_frame(joint[i], q_start[i], axes, i, q, local, subspace)
         p = parent[i]
         if p < 0:
             for r in range(3):
