@@ -26,7 +26,6 @@ trial without such jumps.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import replace
 
 import numpy as np
@@ -84,9 +83,15 @@ def _neighbours(segment: np.ndarray, parents: np.ndarray) -> np.ndarray:
 
 
 def _median(values: np.ndarray, axis: int = 0) -> np.ndarray:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN slices
-        return np.nanmedian(values, axis=axis)
+    """``np.nanmedian(values, axis)``, the same numbers (NaN where a slice has none), by one sort: numpy's takes
+    its masked-array path wherever a NaN is, six times slower (two thirds of the calibration of a long trial)."""
+    ordered = np.sort(np.moveaxis(np.asarray(values, dtype=float), axis, -1), axis=-1)  # NaN sort last
+    if ordered.shape[-1] == 0:
+        return np.full(ordered.shape[:-1], np.nan)
+    count = np.count_nonzero(~np.isnan(ordered), axis=-1)[..., None]
+    low = np.take_along_axis(ordered, np.maximum(count - 1, 0) // 2, axis=-1)[..., 0]
+    high = np.take_along_axis(ordered, count // 2 - (count == 0), axis=-1)[..., 0]
+    return np.where(count[..., 0] > 0, (low + high) / 2, np.nan)
 
 
 def _robust_spread(values: np.ndarray) -> np.ndarray:
@@ -160,8 +165,10 @@ def _warning(trial: Trial, model: BodyModel, dropped: np.ndarray, off_by: np.nda
         runs = np.split(frames, np.flatnonzero(np.diff(frames) > 1) + 1)
         shown = ", ".join(f"{r[0] + 1}" if len(r) == 1 else f"{r[0] + 1}-{r[-1] + 1}" for r in runs[:4])
         more = f" and {len(runs) - 4} more" if len(runs) > 4 else ""
-        times = trial.times[frames]
+        first, last = trial.times[frames[[0, -1]]]
+        when = f"{first:.3f} s" if len(frames) == 1 else f"{first:.3f}-{last:.3f} s"
         parts.append(f"{model.marker_labels[m]} frame{'s' if len(frames) > 1 else ''} {shown}{more} "
-                     f"({times[0]:.3f}-{times[-1]:.3f} s, up to {1000 * off_by[frames, m].max():.0f} mm off)")
-    return (f"Dropped {int(dropped.sum())} marker samples that jumped off their segment (mislabelled or swapped), "
-            "now missing: " + "; ".join(parts))
+                     f"({when}, up to {1000 * off_by[frames, m].max():.0f} mm off)")
+    count = int(dropped.sum())
+    return (f"Dropped {count} marker sample{'s' if count > 1 else ''} that jumped off their segment (mislabelled or "
+            "swapped), now missing: " + "; ".join(parts))
