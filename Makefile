@@ -70,6 +70,7 @@ bench: $(VENV)/.installed $(VENVPEERS)/.installed
 	$(PY) scripts/bench_discovery.py
 	$(PY) scripts/bench_retarget.py
 	$(PY) scripts/bench_first_use.py
+	$(PY) scripts/bench_long_trial.py
 
 ## Installable extension zips (one per platform) in dist/, built by Blender's own extension CLI
 extension: $(VENV)/.installed

@@ -65,9 +65,10 @@ def compile_after_reconstruct() -> None:
 def _kernels_ahead() -> tuple:
     from .dynamics.energy import _segment_motion
     from .dynamics.inverse import _rnea_frames
+    from .lowpass import _recursion
     from .zerog.free_floating import _integrate
 
-    return _rnea_frames, _integrate, _segment_motion
+    return _rnea_frames, _integrate, _segment_motion, _recursion
 
 
 def _cached(kernel) -> bool:

@@ -3,8 +3,11 @@ Movement*, 4th ed., §3.4.4.4): a second-order Butterworth filter run forwards a
 
 The same numbers as ``scipy.signal.butter(2, cutoff, fs=rate)`` and ``scipy.signal.filtfilt(b, a, x,
 axis=0, padlen=pad)`` (odd extension of ``pad`` samples at each end, steady-state initial conditions), without
-importing ``scipy.signal`` (a third of a second: it loads ``scipy.stats``). Each pass solves the filter's
-difference equation for all samples at once as a banded lower-triangular system (LAPACK ``dtbtrs``).
+importing ``scipy.signal`` (a third of a second: it loads ``scipy.stats``). Each pass is the filter's difference
+equation run over the samples, all signals at once (numba): the forward substitution of the banded
+lower-triangular system it is, with LAPACK ``dtbtrs``'s operations in their order, so the same numbers as
+``dtbtrs``, which this module called before (bit for bit on this project's x86-64 host, where both fuse
+multiply-adds), and Winter's residual analysis (90 signals of 6000 frames at 79 cutoffs) in 0.34 s, not 1.08.
 
 How far to extend (``pad_length``): scipy's default, ``3 * 3`` samples, is a fixed number of samples, but the
 filter's memory is a fixed time, about a period of the cutoff. Where the extension is shorter, what is left of
@@ -18,7 +21,7 @@ last frame (-33 N unfiltered, +44 N at 100 Hz), and its fore-aft GRF from motion
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg.lapack import dtbtrs
+from numba import njit
 
 #: Fewest samples of odd extension at each end (``scipy.signal.filtfilt``'s default for a second-order filter) ...
 PAD = 9
@@ -50,19 +53,28 @@ def _steady_state(b: np.ndarray, a: np.ndarray) -> np.ndarray:
     return np.linalg.solve(np.eye(2) - companion, b[1:] - a[1:] * b[0])
 
 
+@njit(cache=True, nogil=True, no_cfunc_wrapper=True, fastmath={"contract"})  # from Python only: no C callback
+def _recursion(y, a1, a2):
+    """In place, ``y`` (T, N) holding the right-hand sides: y[n] = (y[n] - a2 y[n-2]) - a1 y[n-1], row after row
+    (the columns vectorise); as ``dtbtrs``'s forward substitution computes it, fused multiply-adds included."""
+    n_samples, n_columns = y.shape
+    for n in range(1, n_samples):
+        for k in range(n_columns):
+            v = y[n, k]
+            if n >= 2:
+                v = v - y[n - 2, k] * a2
+            y[n, k] = v - y[n - 1, k] * a1
+
+
 def _lfilter(b: np.ndarray, a: np.ndarray, x: np.ndarray, initial: np.ndarray) -> np.ndarray:
     """One causal pass over the columns of ``x`` (T, N) from the states ``initial`` (2, N): the difference
     equation y[n] + a1 y[n-1] + a2 y[n-2] = b0 x[n] + b1 x[n-1] + b2 x[n-2], the states entering its first two
     rows, solved by forward substitution."""
-    rhs = b[0] * x
-    rhs[1:] += b[1] * x[:-1]
-    rhs[2:] += b[2] * x[:-2]
-    rhs[:2] += initial
-    bands = np.empty((3, len(x)))
-    bands[0], bands[1], bands[2] = 1.0, a[1], a[2]
-    y, info = dtbtrs(bands, rhs, uplo="L", overwrite_b=1)
-    if info != 0:  # a zero pivot: impossible with a[0] = 1
-        raise np.linalg.LinAlgError(f"dtbtrs failed ({info})")
+    y = b[0] * x
+    y[1:] += b[1] * x[:-1]
+    y[2:] += b[2] * x[:-2]
+    y[:2] += initial
+    _recursion(y, float(a[1]), float(a[2]))
     return y
 
 
