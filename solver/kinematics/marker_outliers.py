@@ -26,6 +26,7 @@ trial without such jumps.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import replace
 
 import numpy as np
@@ -41,6 +42,8 @@ JUMP_SPREADS, JUMP_FLOOR_M = 8.0, 0.015
 ROUNDS = 3
 #: Frames per block when taking the neighbours' median acceleration (bounds the memory on long trials).
 BLOCK = 4096
+#: Slices this long and longer numpy's ``nanmedian`` partitions (``_median``).
+SHORT_SLICES = 600
 
 
 def drop_marker_outliers(trial: Trial, model: BodyModel) -> Trial:
@@ -83,9 +86,15 @@ def _neighbours(segment: np.ndarray, parents: np.ndarray) -> np.ndarray:
 
 
 def _median(values: np.ndarray, axis: int = 0) -> np.ndarray:
-    """``np.nanmedian(values, axis)``, the same numbers (NaN where a slice has none), by one sort: numpy's takes
-    its masked-array path wherever a NaN is, six times slower (two thirds of the calibration of a long trial)."""
-    ordered = np.sort(np.moveaxis(np.asarray(values, dtype=float), axis, -1), axis=-1)  # NaN sort last
+    """``np.nanmedian(values, axis)``, the same numbers (NaN where a slice has none). numpy takes slices shorter
+    than ``SHORT_SLICES`` through masked arrays, three times slower than one sort of them all, as here (the
+    neighbours' median acceleration, over a few markers at every frame); longer ones it partitions, faster."""
+    values = np.moveaxis(np.asarray(values, dtype=float), axis, -1)
+    if values.shape[-1] >= SHORT_SLICES:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN slices
+            return np.nanmedian(values, axis=-1)
+    ordered = np.sort(values, axis=-1)  # NaN sort last
     if ordered.shape[-1] == 0:
         return np.full(ordered.shape[:-1], np.nan)
     count = np.count_nonzero(~np.isnan(ordered), axis=-1)[..., None]

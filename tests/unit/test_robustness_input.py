@@ -216,10 +216,10 @@ def cmu_model(cmu):
 
 
 @pytest.mark.parametrize("shape, axis", [((101, 7), 0), ((50, 8, 5, 3), 2), ((40, 6, 6), 0), ((3, 4), 1),
-                                         ((0, 3), 0)])
+                                         ((0, 3), 0), ((700, 3, 2), 0)])
 def test_the_outlier_medians_are_numpys_nanmedian(shape, axis):
-    """The outlier search's one-sort median: numpy's ``nanmedian`` to the bit, odd and even counts, all-NaN
-    slices (NaN) and empty ones."""
+    """The outlier search's median: numpy's ``nanmedian`` to the bit, odd and even counts, all-NaN slices (NaN),
+    empty ones and long ones."""
     values = np.random.default_rng(0).normal(size=shape)
     values[np.random.default_rng(1).random(shape) < 0.3] = np.nan
     values[..., :1] = np.nan
