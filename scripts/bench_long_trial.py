@@ -31,7 +31,6 @@ def walk(minutes: float, folder: Path) -> Path:
     """The sample walk, ``minutes`` long, as a TRC in ``folder``."""
     import numpy as np
 
-    load_package()
     from mocap_dynamics.solver import sample
     from mocap_dynamics.solver.io.trc import write_trc
     from mocap_dynamics.solver.io.trial import Trial
@@ -43,8 +42,8 @@ def walk(minutes: float, folder: Path) -> Path:
 
 
 def solve(trial: Path, out: Path) -> tuple[float, dict, float]:
-    """Wall seconds, the report's step timings and the peak resident memory [MB] of ``python -m solver``."""
-    load_package()
+    """Wall seconds, the report's step timings and the peak resident memory [MB] of ``python -m solver`` (the
+    sample's mass given)."""
     from mocap_dynamics.solver.sample import MASS
     command = [sys.executable, "-m", "solver", str(trial), "--mass", str(MASS), "--out", str(out)]
     started = time.perf_counter()
@@ -58,6 +57,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--minutes", type=float, nargs="+", default=[1.0, 5.0])
     args = parser.parse_args()
+    load_package()
     print(f"\n== A long recording ({platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"load average {os.getloadavg()[0]:.1f}): python -m solver on the sample walk walked on")
     with tempfile.TemporaryDirectory() as folder:
