@@ -7,7 +7,7 @@ importing ``scipy.signal`` (a third of a second: it loads ``scipy.stats``). Each
 equation run over the samples, all signals at once (numba): the forward substitution of the banded
 lower-triangular system it is, with LAPACK ``dtbtrs``'s operations in their order, so the same numbers as
 ``dtbtrs``, which this module called before (bit for bit on this project's x86-64 host, where both fuse
-multiply-adds), and Winter's residual analysis (90 signals of 6000 frames at 79 cutoffs) in 0.34 s, not 1.08.
+multiply-adds), and Winter's residual analysis (90 signals of 6000 frames at 79 cutoffs) in 0.30-0.38 s, not 1.2.
 
 How far to extend (``pad_length``): scipy's default, ``3 * 3`` samples, is a fixed number of samples, but the
 filter's memory is a fixed time, about a period of the cutoff. Where the extension is shorter, what is left of
