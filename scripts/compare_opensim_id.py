@@ -281,10 +281,11 @@ def low_passed_plates(dynamics):
     with no more bandwidth than the kinematics have at touch-downs: the moments an estimate from the motion alone
     would give were its forces exact up to that cutoff. None without plates or a cutoff."""
     from mocap_dynamics.solver.dynamics import rnea
+    from mocap_dynamics.solver.dynamics.derivatives import time_step
     cutoff = dynamics.options.get("cutoff_hz") if dynamics is not None else None
     if cutoff is None or dynamics.external is None:
         return None
-    external = filtered_loads(dynamics.external, 1.0 / float(np.median(np.diff(dynamics.times))), cutoff)
+    external = filtered_loads(dynamics.external, 1.0 / time_step(dynamics.times), cutoff)
     return rnea(dynamics.model, dynamics.times, dynamics.q, dynamics.v, dynamics.a, gravity=dynamics.gravity,
                 external=external, options=dynamics.options)
 

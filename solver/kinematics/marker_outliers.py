@@ -99,7 +99,7 @@ def _median(values: np.ndarray, axis: int = 0) -> np.ndarray:
         return np.full(ordered.shape[:-1], np.nan)
     count = np.count_nonzero(~np.isnan(ordered), axis=-1)[..., None]
     low = np.take_along_axis(ordered, np.maximum(count - 1, 0) // 2, axis=-1)[..., 0]
-    high = np.take_along_axis(ordered, count // 2 - (count == 0), axis=-1)[..., 0]
+    high = np.take_along_axis(ordered, count // 2, axis=-1)[..., 0]
     return np.where(count[..., 0] > 0, (low + high) / 2, np.nan)
 
 
