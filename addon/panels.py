@@ -88,7 +88,7 @@ class MOCAP_DYNAMICS_PT_import(_SubStep, bpy.types.Panel):
                        f"{trial.get('rate_hz', 0):g} Hz ({trial.get('duration_s', 0):.2f} s)")
         col.label(text=f"{trial.get('force_plates', 0)} force plates")
         gaps = trial.get("markers_with_gaps", {})
-        col.label(text=f"{len(gaps)} markers with gaps, "
+        col.label(text=f"{len(gaps)} marker{'' if len(gaps) == 1 else 's'} with gaps, "
                        f"{trial.get('missing_samples_percent', 0):.1f} % samples missing")
         if trial.get("body_weight_n") is not None:
             col.label(text=f"Quiet standing: {trial['body_weight_n']:.0f} N "

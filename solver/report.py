@@ -77,7 +77,7 @@ def summary(report: Report) -> str:
         f"  {trial['markers']} markers x {trial['frames']} frames at {trial['rate_hz']:g} Hz "
         f"({trial['duration_s']:.2f} s), {trial['force_plates']} force plates",
         f"  missing samples: {trial['missing_samples_percent']:.2f} % "
-        f"({len(trial['markers_with_gaps'])} markers with gaps)",
+        f"({len(trial['markers_with_gaps'])} marker{'' if len(trial['markers_with_gaps']) == 1 else 's'} with gaps)",
     ]
     if trial.get("body_weight_n") is not None:
         lines.append(f"  quiet standing on the plates: {trial['body_weight_n']:.0f} N "

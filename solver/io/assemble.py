@@ -46,7 +46,7 @@ def assemble_trial(source: str, labels: list[str], markers: np.ndarray, rate: fl
     at_origin = np.all(markers == 0.0, axis=2)
     if at_origin.any():
         markers[at_origin] = np.nan
-        conversions.append(f"samples: {at_origin.sum()} marker samples at exactly (0, 0, 0), the usual "
+        conversions.append(f"samples: {_count(at_origin.sum(), 'marker sample')} at exactly (0, 0, 0), the usual "
                            "'not seen' value, read as missing")
     labels = _clean_labels(labels, options.strip_prefix, conversions, warnings)
     markers, labels, empty = _drop_empty(source, markers, labels, warnings)
@@ -119,5 +119,11 @@ def _gap_summary(trial: Trial) -> str:
         return f"gaps: none (all {trial.n_markers} markers present in all {trial.n_frames} frames)"
     missing = 100 * (~trial.present()).mean()
     return (f"gaps: {missing:.2f} % of marker samples missing (NaN); {len(gaps)} of {trial.n_markers} markers "
-            "have gaps: " + "; ".join(f"{g.label} {g.missing} frames in {g.gaps} gaps (longest {g.longest})"
-                                      for g in gaps))
+            f"{'has' if len(gaps) == 1 else 'have'} gaps: "
+            + "; ".join(f"{g.label} {_count(g.missing, 'frame')} in {_count(g.gaps, 'gap')} (longest {g.longest})"
+                        for g in gaps))
+
+
+def _count(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural unless one: "1 gap", "3 gaps"."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"

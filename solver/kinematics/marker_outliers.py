@@ -179,5 +179,6 @@ def _warning(trial: Trial, model: BodyModel, dropped: np.ndarray, off_by: np.nda
         parts.append(f"{model.marker_labels[m]} frame{'s' if len(frames) > 1 else ''} {shown}{more} "
                      f"({when}, up to {1000 * off_by[frames, m].max():.0f} mm off)")
     count = int(dropped.sum())
-    return (f"Dropped {count} marker sample{'s' if count > 1 else ''} that jumped off their segment (mislabelled or "
+    return (f"Dropped {count} marker sample{'s' if count > 1 else ''} that jumped off "
+            f"{'their' if count > 1 else 'its'} segment (mislabelled or "
             "swapped), now missing: " + "; ".join(parts))

@@ -53,6 +53,7 @@ def test_empty_cells_are_missing_and_millimetres_become_metres(tmp_path):
     np.testing.assert_allclose(trial.markers[0], [[0.001, 0.002, 0.003], [0.004, 0.005, 0.006]])
     assert np.isnan(trial.markers[1, 1]).all() and not np.isnan(trial.markers[1, 0]).any()
     assert trial.times[-1] == pytest.approx(0.02)
+    assert "1 of 2 markers has gaps: B 1 frame in 1 gap (longest 1)" in "".join(trial.conversions)
 
 
 @pytest.mark.parametrize("variant", ["spaces", "no blank line", "windows line ends", "trailing tabs", "short row"])
