@@ -58,7 +58,7 @@ from ..io.plates import quiet_standing_weight
 from ..io.trial import Trial
 from .body import BodyModel, Segment
 from .calibration_report import fit_residuals, initial_pose, marker_notes, marker_report
-from .contact_points import ContactConfig, level_soles, with_contact_points
+from .contact_points import ContactConfig, level_soles, level_soles_at_rest, with_contact_points
 from .fit import fit_segments
 from .inertia import (DE_LEVA, LUMBOSACRAL_HEIGHT, SHOE_MASS, SHOE_MASS_FIX, SHOE_ROW, TORSO_CENTRE_SOURCES,
                       check_inertia, combine, dumas_torso_centre, endpoint, part_inertia, table_rows)
@@ -479,6 +479,8 @@ def calibrate(trial: Trial, template: str = "full15", mass: float | None = None,
         model, sole_warnings = level_soles(model, static)
         warnings = warnings + sole_warnings
     fit = fit_segments(model, trial.labels, trial.markers)
+    if static is None:
+        model = level_soles_at_rest(model, fit, trial.rate)
     segment_residuals, marker_residuals = fit_residuals(model, fit)
     t0, q0, rms0, pose_warnings = initial_pose(model, fit, trial)
     markers, ignored = marker_report(model, trial, mset, (cal, movement), unplaced, upper, hanging)

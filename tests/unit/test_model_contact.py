@@ -70,9 +70,12 @@ def test_the_knee_rings_touch_only_the_floor(model):
 
 
 def test_feet_points_on_the_sole(model):
+    """The soles as built from the markers (calibration then levels them where the feet rest flat,
+    ``test_model_level_soles.py``)."""
+    built = with_contact_points(model)
     for side in "lr":
-        foot = model.segments[model.index(f"foot_{side}")]
-        sole = model.metadata["feet"][foot.name]
+        foot = built.segments[built.index(f"foot_{side}")]
+        sole = built.metadata["feet"][foot.name]
         points = foot.contact_points
         np.testing.assert_array_equal(points[:, 2], sole["sole"])
         assert sole["sole"] < min(foot.marker_offsets[:, 2])  # below every foot marker

@@ -1,5 +1,6 @@
 """The soles levelled on the floor of a static trial (``model.contact_points.level_soles``), on subject 4's
-real static trial: on the plates' floor where the feet stand, left alone (and said) where they never do."""
+real static trial: on the plates' floor where the feet stand, left alone (and said) where they never do; and,
+without a static trial, level where the feet rest flat in the movement trial (``level_soles_at_rest``)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from mocap_dynamics.solver.model.contact_points import STANDING, floor_height, level_soles
+from mocap_dynamics.solver.io import load_trial
+from mocap_dynamics.solver.model import calibrate
+from mocap_dynamics.solver.model.contact_points import STANDING, floor_height, level_soles, with_contact_points
 from mocap_dynamics.solver.model.fit import fit_segments
 
 
@@ -52,3 +55,25 @@ def test_a_foot_lifted_in_part_of_the_static_trial_is_levelled_from_the_frames_i
     k = walking_full15.index("foot_l")
     assert warnings == ()
     np.testing.assert_allclose(levelled.segments[k].contact_points, whole.segments[k].contact_points, atol=0.003)
+
+
+def test_without_a_static_trial_the_soles_are_level_where_the_feet_rest_flat(shared_data):
+    """walking1 calibrated on itself: in mid-stance (the foot's four sole points still) the sole built from the
+    heel and toe markers tilts by 1.7-1.8 cm, heels low; levelled, its four points lie within 4 mm of one height
+    there."""
+    model = calibrate(load_trial(shared_data / "subject4_walking1.trc"))
+    trial = load_trial(shared_data / "subject4_walking1.trc")
+    levelled, built = sole_heights(model, trial), sole_heights(with_contact_points(model), trial)
+    for foot in range(2):
+        flat = np.abs(np.gradient(built[:, foot], axis=0)).max(1) < 0.0005  # still: under 5 cm/s at 100 Hz
+        assert flat.sum() >= 10
+        assert np.median(np.ptp(built[flat, foot], axis=1)) > 0.012
+        assert np.median(np.ptp(levelled[flat, foot], axis=1)) < 0.004
+
+
+def test_feet_that_never_rest_flat_keep_their_soles(shared_data):
+    """The sprint's feet touch down on the forefoot and roll: no foot rests flat, no sole point moves."""
+    model = calibrate(load_trial(shared_data / "sprint_forceplates_JA1Gait35.c3d"))
+    built = with_contact_points(model)
+    for segment, as_built in zip(model.segments, built.segments):
+        np.testing.assert_array_equal(segment.contact_points, as_built.contact_points)
