@@ -49,7 +49,8 @@ trial given as the static one) would otherwise sink its sole by that height
 
 Without a static trial, ``level_soles_at_rest`` levels them on the movement
 trial itself, beyond the paper: where a foot rests flat (its four sole points
-still, and within a few centimetres of one height), a shoe's sole lies flat on
+still, and within 8 cm of one height: the sole model's error, not a foot on its
+toes), a shoe's sole lies flat on
 the ground, so each point gets the mean height of the four there. Built from
 the heel and toe markers alone, the sole tilted 1.1-2.8 cm from heel to toe
 on the six trials with plates (heels low on subject 4's): the heel's points
@@ -117,13 +118,14 @@ def with_contact_points(model: BodyModel, config: ContactConfig | None = None) -
     config = config or ContactConfig()
     feet = model.metadata.get("feet", {})
     chosen = model.names if config.segments is None else config.segments
-    segments, padding, floor_only = [], {}, {}
+    segments, padding, floor_only, soles = [], {}, {}, []
     for s in model.segments:
         if s.name not in chosen:
             points = np.zeros((0, 3))
         elif s.name in feet and config.feet:
             f = feet[s.name]
             points = sole(f["heel"], f["toe"], f["sole"], config.heel_width, config.toe_width)
+            soles.append(s.name)
         else:
             axis = s.tip / s.length
             radius = config.ring_scale * np.sqrt(axis @ s.inertia @ axis / s.mass)
@@ -137,7 +139,8 @@ def with_contact_points(model: BodyModel, config: ContactConfig | None = None) -
                 points = np.concatenate([points, seat])
         segments.append(replace(s, contact_points=points))
     return replace(model, segments=tuple(segments),
-                   metadata={**model.metadata, "contact_padding": padding, "contact_floor_only": floor_only})
+                   metadata={**model.metadata, "contact_padding": padding, "contact_floor_only": floor_only,
+                             "soles": soles})
 
 
 def ischia(model: BodyModel) -> np.ndarray:
@@ -179,7 +182,7 @@ def level_soles(model: BodyModel, static: Trial) -> tuple[BodyModel, tuple[str, 
     there (a static trial on a box, a foot lifted throughout) keeps its sole
     points, and the warning returned says so.
     """
-    feet = [k for k, s in enumerate(model.segments) if s.name in model.metadata.get("feet", {})]
+    feet = _soled(model)
     fit = fit_segments(model, static.labels, static.markers)
     if not feet or not fit.valid.any():
         return model, ()
@@ -220,7 +223,7 @@ def level_soles_at_rest(model: BodyModel, fit: SegmentFit, rate: float) -> BodyM
     under the foot and gets the mean height of the foot's sole points; the point in the foot frame is the median
     over the frames (module docstring). A foot that never rests flat (a sprinter's, on the forefoot) keeps its
     sole."""
-    feet = [k for k, s in enumerate(model.segments) if s.name in model.metadata.get("feet", {})]
+    feet = _soled(model)
     half = max(1, int(round(0.5 * FLAT_WINDOW * rate)))
     if not feet or fit.valid.sum() <= 2 * half:
         return model
@@ -243,3 +246,8 @@ def level_soles_at_rest(model: BodyModel, fit: SegmentFit, rate: float) -> BodyM
         local = np.einsum("tji,tpj->tpi", rotations[flat, k], levelled - origins[flat, k, None])
         segments[k] = replace(segments[k], contact_points=np.median(local, axis=0))
     return replace(model, segments=tuple(segments))
+
+
+def _soled(model: BodyModel) -> list[int]:
+    """The segments with the four sole points (``with_contact_points``; a foot given a ring instead has none)."""
+    return [k for k, s in enumerate(model.segments) if s.name in model.metadata.get("soles", ())]

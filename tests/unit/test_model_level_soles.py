@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 
 from mocap_dynamics.solver.io import load_trial
-from mocap_dynamics.solver.model import calibrate
+from mocap_dynamics.solver.model import ContactConfig, calibrate
 from mocap_dynamics.solver.model.contact_points import STANDING, floor_height, level_soles, with_contact_points
 from mocap_dynamics.solver.model.fit import fit_segments
 
@@ -76,4 +76,12 @@ def test_feet_that_never_rest_flat_keep_their_soles(shared_data):
     model = calibrate(load_trial(shared_data / "sprint_forceplates_JA1Gait35.c3d"))
     built = with_contact_points(model)
     for segment, as_built in zip(model.segments, built.segments):
+        np.testing.assert_array_equal(segment.contact_points, as_built.contact_points)
+
+
+def test_feet_given_rings_instead_of_soles_are_not_levelled(shared_data):
+    """A foot whose contact points are a ring (``ContactConfig(feet=False)``), not the sole, keeps it."""
+    rings = ContactConfig(feet=False)
+    model = calibrate(load_trial(shared_data / "subject4_walking1.trc"), contact=rings)
+    for segment, as_built in zip(model.segments, with_contact_points(model, rings).segments):
         np.testing.assert_array_equal(segment.contact_points, as_built.contact_points)
