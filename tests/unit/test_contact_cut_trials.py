@@ -60,6 +60,19 @@ def test_a_sit_to_stand_that_begins_seated_finds_its_seat(shared_data, tmp_path)
     assert contact.explained_force >= 0.9
 
 
+def test_a_sit_to_stand_whose_thighs_mostly_rest_while_standing_keeps_its_seat_and_its_mass(shared_data, tmp_path):
+    """STS1 from 8.49 s to 13.27 s: one whole sitting and two brief ones at the ends; the thighs rest on the seat
+    about as long while she rises and sits down, her feet carrying her, as while she sits. Judged over the frames
+    that need a support, the seat is kept (over all its resting frames the need averaged 0.13 of the body weight,
+    under ``NEEDED``), so the plates' impulse gives her mass (59.7 kg, as the whole trial; 47.0 without the seat)
+    and the vertical force follows the plates (8.3 % BW against 46.6)."""
+    result = run(cut(shared_data / "subject4_STS1.trc", tmp_path, 8.49, 13.27), PipelineOptions(until="contact"))
+    assert [p.kind for p in result.contact.patches] == ["floor", "raised"]
+    assert abs(result.model.total_mass - 59.7) < 0.6
+    summary = result.plate_comparison.summary()
+    assert summary["rmse_vertical_bw_percent"] < 10 and summary["correlation_vertical"] >= 0.95
+
+
 def test_a_walk_cut_to_one_step_keeps_its_floor_and_is_not_warned_of_an_impact(shared_data, tmp_path):
     """walking1's 0.3-0.9 s: one floor, COP within the target in single support; its ends lie in soft heel
     strikes, not in an impact (the filter's ends still cost it: r 0.939 against the whole trial's 0.984 over
