@@ -207,11 +207,14 @@ def level_soles(model: BodyModel, static: Trial) -> tuple[BodyModel, tuple[str, 
     return replace(model, segments=tuple(segments)), warning
 
 
-#: A foot rests flat in a frame of the movement trial when its sole points move slower than this [m/s], measured
-#: across ``FLAT_WINDOW`` [s] (less noise than frame to frame), ...
+#: A foot rests flat on its support in a frame of the movement trial when its sole points move up or down,
+#: relative to one another (the foot turning) and along the support slower than this [m/s], measured across
+#: ``FLAT_WINDOW`` [s] (less noise than frame to frame); the support's own velocity is the median of the foot's
+#: where it neither turns nor rises, a treadmill's belt's, or zero where that is slower than this (the ground,
+#: as ``contact.ground`` takes it; and then the same in a lab turned about the vertical), ...
 FLAT_SPEED, FLAT_WINDOW = 0.2, 0.1
-#: ... and lie within this height [m] of each other: the sole model's error (up to 5.5 cm heel to toe, the Vicon
-#: squat's right foot standing), not a foot on its toes or heel.
+#: ... and they lie within this height [m] of each other: the sole model's error (up to 5.5 cm heel to toe, the
+#: Vicon squat's right foot standing), not a foot on its toes or heel.
 FLAT_TILT = 0.08
 #: A foot is levelled when it rests flat this long [s] in all; else its sole stays as built.
 FLAT_TIME = 0.1
@@ -219,7 +222,8 @@ FLAT_TIME = 0.1
 
 def level_soles_at_rest(model: BodyModel, fit: SegmentFit, rate: float) -> BodyModel:
     """Sole points levelled (in their foot frames) where each foot rests flat in the movement trial whose per-frame
-    rigid ``fit`` is given (sampled at ``rate`` [Hz]): in those frames each point keeps its horizontal place
+    rigid ``fit`` is given (sampled at ``rate`` [Hz]; ``FLAT_SPEED``, ``FLAT_TILT``): in those frames each
+    point keeps its horizontal place
     under the foot and gets the mean height of the foot's sole points; the point in the foot frame is the median
     over the frames (module docstring). A foot that never rests flat (a sprinter's, on the forefoot) keeps its
     sole."""
@@ -236,9 +240,14 @@ def level_soles_at_rest(model: BodyModel, fit: SegmentFit, rate: float) -> BodyM
         world = origins[:, k, None] + np.einsum("tij,pj->tpi", rotations[:, k], sole)
         flat = np.zeros(len(world), bool)
         with np.errstate(invalid="ignore"):
-            speed = np.linalg.norm(world[2 * half:] - world[:-2 * half], axis=-1) * rate / (2 * half)
-            heights = world[half:-half, :, 2]
-            flat[half:-half] = (speed < FLAT_SPEED).all(1) & (np.ptp(heights, axis=1) < FLAT_TILT)
+            moved = (world[2 * half:] - world[:-2 * half]) * rate / (2 * half)  # velocities over the window
+            along = moved.mean(axis=1)[:, :2]
+            level = ((np.linalg.norm(moved - moved.mean(axis=1, keepdims=True), axis=-1).max(1) < FLAT_SPEED)
+                     & (np.abs(moved[..., 2]).max(1) < FLAT_SPEED)
+                     & (np.ptp(world[half:-half, :, 2], axis=1) < FLAT_TILT))
+            support = np.nanmedian(along[level], axis=0) if level.any() else np.zeros(2)
+            support = support if np.linalg.norm(support) >= FLAT_SPEED else np.zeros(2)
+            flat[half:-half] = level & (np.linalg.norm(along - support, axis=1) < FLAT_SPEED)
         if flat.sum() < FLAT_TIME * rate:
             continue
         levelled = world[flat].copy()

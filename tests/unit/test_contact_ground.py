@@ -61,7 +61,9 @@ def test_a_walk_on_a_treadmill_stands_on_its_belt(shared_data, tmp_path):
     """subject4_walking1 as if on a 1.3 m/s belt: in the lab's frame no foot rests (the pelvis, still there,
     rests on nothing either while the thighs stand upright: until 2026-12-06 a "floor" was found at its height,
     0.78 m); relative to the belt found from the feet, the floor, the cutoff and the forces are the overground
-    walk's (same body mass: the plates' file stays with the original)."""
+    walk's (same body mass: the plates' file stays with the original), the soles levelled where the feet rest
+    flat on the belt as on the ground (``model.contact_points.level_soles_at_rest``; levelled on the ground
+    only, the feet's vertical forces differed by 0.9 % BW RMS and the floor by 1.7 mm)."""
     ground = run(shared_data / "subject4_walking1.trc", PipelineOptions(until="contact"))
     moved, belt = on_a_treadmill(shared_data / "subject4_walking1.trc", tmp_path, BELT)
     treadmill = run(moved, PipelineOptions(until="contact", mass=ground.model.total_mass))  # its plates stay behind
@@ -69,11 +71,11 @@ def test_a_walk_on_a_treadmill_stands_on_its_belt(shared_data, tmp_path):
     assert not ground.contact.ground_velocity.any()
     assert np.linalg.norm(contact.ground_velocity - belt) < 0.05
     assert [p.kind for p in contact.patches] == ["floor"]
-    assert abs(contact.patches[0].height - ground.contact.patches[0].height) < 0.005
+    assert abs(contact.patches[0].height - ground.contact.patches[0].height) < 0.001
     assert abs(treadmill.dynamics.options["cutoff_hz"] - ground.dynamics.options["cutoff_hz"]) <= 1.0
     difference = contact.foot_force - ground.contact.foot_force
-    assert np.sqrt(np.nanmean(difference[..., 2] ** 2)) < 0.01 * weight  # 0.23 % BW (README)
-    assert np.sqrt(np.nanmean(np.sum(difference[..., :2] ** 2, axis=-1))) < 0.01 * weight  # 0.18 % BW
+    assert np.sqrt(np.nanmean(difference[..., 2] ** 2)) < 0.002 * weight  # 0.01 % BW (README)
+    assert np.sqrt(np.nanmean(np.sum(difference[..., :2] ** 2, axis=-1))) < 0.002 * weight  # 0.00 % BW
     assert "floor moving at 1.30 m/s (a treadmill" in summary(build_report(treadmill))
     # what the lab's frame would find: no point resting, no floor
     dynamics, points = treadmill.dynamics, ContactPoints.of(treadmill.dynamics.model)
