@@ -48,10 +48,10 @@ trial given as the static one) would otherwise sink its sole by that height
 17.0 with the rule).
 
 Without a static trial, ``level_soles_at_rest`` levels them on the movement
-trial itself, beyond the paper: where a foot rests flat (its four sole points
-still, and within 8 cm of one height: the sole model's error, not a foot on its
-toes), a shoe's sole lies flat on
-the ground, so each point gets the mean height of the four there. Built from
+trial itself, beyond the paper: where a foot rests flat on its support (its
+four sole points still relative to it, and within 8 cm of one height: the sole
+model's error, not a foot on its toes), a shoe's sole lies flat there, so each
+point gets the mean height of the four. Built from
 the heel and toe markers alone, the sole tilted 1.1-2.8 cm from heel to toe
 on the six trials with plates (heels low on subject 4's): the heel's points
 sank into the floor in stance and touched it early at heel strike, and the
@@ -190,16 +190,14 @@ def level_soles(model: BodyModel, static: Trial) -> tuple[BodyModel, tuple[str, 
     floor = floor_height(static)
     segments, lifted = list(model.segments), []
     for k in feet:
-        seg = segments[k]
-        world = origins[:, k, None] + np.einsum("tij,pj->tpi", rotations[:, k], seg.contact_points)
+        world = _in_world(rotations[:, k], origins[:, k], segments[k].contact_points)
         standing = np.abs(world[..., 2].min(axis=1) - floor) < STANDING
         if not standing.any():
-            lifted.append(seg.name)
+            lifted.append(segments[k].name)
             continue
         world = world[standing]
         world[..., 2] = floor
-        local = np.einsum("tji,tpj->tpi", rotations[standing, k], world - origins[standing, k, None])
-        segments[k] = replace(seg, contact_points=np.median(local, axis=0))
+        segments[k] = _placed(segments[k], rotations[standing, k], origins[standing, k], world)
     feet_are = f"{' and '.join(lifted)} never {'stand' if len(lifted) > 1 else 'stands'}"
     warning = (f"{feet_are} on the floor (z = {100 * floor:.1f} cm) in the static trial {static.source}: soles not "
                f"levelled; give a static trial standing on the floor ({option('static', hint='FILE')})",) \
@@ -222,11 +220,10 @@ FLAT_TIME = 0.1
 
 def level_soles_at_rest(model: BodyModel, fit: SegmentFit, rate: float) -> BodyModel:
     """Sole points levelled (in their foot frames) where each foot rests flat in the movement trial whose per-frame
-    rigid ``fit`` is given (sampled at ``rate`` [Hz]; ``FLAT_SPEED``, ``FLAT_TILT``): in those frames each
-    point keeps its horizontal place
-    under the foot and gets the mean height of the foot's sole points; the point in the foot frame is the median
-    over the frames (module docstring). A foot that never rests flat (a sprinter's, on the forefoot) keeps its
-    sole."""
+    rigid ``fit`` is given (sampled at ``rate`` [Hz]; ``FLAT_SPEED``, ``FLAT_TILT``): in those frames each point
+    keeps its horizontal place under the foot and gets the mean height of the foot's sole points; the point in the
+    foot frame is the median over the frames (module docstring). A foot that never rests flat (a sprinter's, on
+    the forefoot) keeps its sole."""
     feet = _soled(model)
     half = max(1, int(round(0.5 * FLAT_WINDOW * rate)))
     if not feet or fit.valid.sum() <= 2 * half:
@@ -236,8 +233,7 @@ def level_soles_at_rest(model: BodyModel, fit: SegmentFit, rate: float) -> BodyM
     rotations[fit.valid], origins[fit.valid] = model.forward_kinematics(fit.q[fit.valid])
     segments = list(model.segments)
     for k in feet:
-        sole = segments[k].contact_points
-        world = origins[:, k, None] + np.einsum("tij,pj->tpi", rotations[:, k], sole)
+        world = _in_world(rotations[:, k], origins[:, k], segments[k].contact_points)
         flat = np.zeros(len(world), bool)
         with np.errstate(invalid="ignore"):
             moved = (world[2 * half:] - world[:-2 * half]) * rate / (2 * half)  # velocities over the window
@@ -250,13 +246,25 @@ def level_soles_at_rest(model: BodyModel, fit: SegmentFit, rate: float) -> BodyM
             flat[half:-half] = level & (np.linalg.norm(along - support, axis=1) < FLAT_SPEED)
         if flat.sum() < FLAT_TIME * rate:
             continue
-        levelled = world[flat].copy()
+        levelled = world[flat]
         levelled[..., 2] = levelled[..., 2].mean(axis=1, keepdims=True)
-        local = np.einsum("tji,tpj->tpi", rotations[flat, k], levelled - origins[flat, k, None])
-        segments[k] = replace(segments[k], contact_points=np.median(local, axis=0))
+        segments[k] = _placed(segments[k], rotations[flat, k], origins[flat, k], levelled)
     return replace(model, segments=tuple(segments))
 
 
 def _soled(model: BodyModel) -> list[int]:
     """The segments with the four sole points (``with_contact_points``; a foot given a ring instead has none)."""
     return [k for k, s in enumerate(model.segments) if s.name in model.metadata.get("soles", ())]
+
+
+def _in_world(rotations: np.ndarray, origins: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """``points`` (P, 3) of a segment's frame in the world (T, P, 3), the frame at ``rotations`` (T, 3, 3) and
+    ``origins`` (T, 3)."""
+    return origins[:, None] + np.einsum("tij,pj->tpi", rotations, points)
+
+
+def _placed(segment, rotations: np.ndarray, origins: np.ndarray, world: np.ndarray):
+    """``segment`` with its contact points where they lie at ``world`` (T, P, 3) in its frames at ``rotations``
+    (T, 3, 3) and ``origins`` (T, 3): the median over the frames, in the segment's frame."""
+    local = np.einsum("tji,tpj->tpi", rotations, world - origins[:, None])
+    return replace(segment, contact_points=np.median(local, axis=0))
