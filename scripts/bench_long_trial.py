@@ -35,9 +35,8 @@ def walk(minutes: float, folder: Path) -> Path:
     from mocap_dynamics.solver.io.trc import write_trc
     from mocap_dynamics.solver.io.trial import Trial
     times = np.arange(round(60.0 * minutes * sample.RATE)) / sample.RATE
-    noise = np.random.default_rng(sample.SEED).normal(0.0, sample.NOISE, (len(times), len(sample.LABELS), 3))
     trial = Trial(source=f"sample walk, {minutes:g} min", labels=sample.LABELS,
-                  markers=sample.markers_at(times) + noise, rate=sample.RATE)
+                  markers=sample.recorded_markers(times), rate=sample.RATE)
     return write_trc(trial, folder / f"walk_{minutes:g}min.trc", up_axis="Z")
 
 

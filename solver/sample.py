@@ -153,7 +153,7 @@ def make_sample() -> SampleWalk:
     """Generate the sample walk (deterministic)."""
     times = np.arange(round(DURATION * RATE)) / RATE
     plate_times = np.arange(round(DURATION * PLATE_RATE)) / PLATE_RATE
-    markers = markers_at(times) + np.random.default_rng(SEED).normal(0.0, NOISE, (len(times), len(LABELS), 3))
+    markers = recorded_markers(times)
     for label, first, count in GAPS:
         markers[first:first + count, LABELS.index(label)] = np.nan
     force, cop, on_ground, stance_heel_strike = _foot_forces(plate_times)
@@ -184,6 +184,12 @@ def write_sample(folder: str | Path) -> dict[str, Path]:
     folder.mkdir(parents=True, exist_ok=True)
     trial = make_sample().trial
     return {"c3d": write_c3d(trial, folder / "sample_walk.c3d"), "trc": write_trc(trial, folder / "sample_walk.trc")}
+
+
+def recorded_markers(times: np.ndarray) -> np.ndarray:
+    """The markers at ``times`` as a capture system records them: ``markers_at`` with ``NOISE`` of white noise
+    (seeded: the same every time)."""
+    return markers_at(times) + np.random.default_rng(SEED).normal(0.0, NOISE, (len(times), len(LABELS), 3))
 
 
 def markers_at(times: np.ndarray) -> np.ndarray:
