@@ -258,7 +258,9 @@ class MOCAP_DYNAMICS_PT_contact(_SubStep, bpy.types.Panel):
                            f"{contact['stiffness']:.1f}, damping {contact['normal_damping']:.1f} / "
                            f"{contact['tangential_damping']:.1f}")
         plates = contact.get("plates")
-        if plates:
+        if plates and plates["frames_compared"] == 0:
+            box.label(text="Plates: no frame to compare (no loaded foot on a plate with data)")
+        elif plates:
             box.label(text=f"Vertical GRF vs plates: RMSE {figure(plates.get('rmse_vertical_bw_percent'), '.1f')} "
                            f"% BW, r = {figure(plates.get('correlation_vertical'), '.2f')}")
             if (found := joint_moments_figures(plates)) is not None:

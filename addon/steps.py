@@ -249,7 +249,7 @@ class MOCAP_DYNAMICS_OT_estimate_contact(_Step, bpy.types.Operator):
         for warning in result.contact.warnings:
             self.report({"WARNING"}, warning)
         message = result.contact.headline
-        if result.plate_comparison is not None:
+        if result.plate_comparison is not None and result.plate_comparison.covered.any():
             message += (f"; vertical GRF vs plates: RMSE {result.plate_comparison.rmse_vertical:.1f} % BW, "
                         f"r = {result.plate_comparison.correlation_vertical:.2f}")
         self.report({"INFO"}, message)

@@ -234,7 +234,10 @@ def _contact_lines(contact: ContactSummary) -> list[str]:
         lines.append(f"    in flight {flown['seconds']:.2f} s (no body point near a surface): root force "
                      f"{flown['root_force_rms_percent_bw']:.1f} % BW RMS there, zero for exact kinematics")
     plates = contact.get("plates")
-    if plates:
+    if plates and plates["frames_compared"] == 0:
+        lines.append(f"  estimated vs plates: no frame to compare (of {plates['frames']}, none has a pose with every "
+                     "loaded foot on a plate that has data there)")
+    elif plates:
         compared = "" if plates["frames_compared"] == plates["frames"] else \
             f" ({plates['frames_compared']} of {plates['frames']} frames: those with a pose and every loaded foot " \
             "on the plates)"
@@ -258,6 +261,7 @@ def _contact_lines(contact: ContactSummary) -> list[str]:
                          + ("" if cop is None else f"; COP error {cop:.1f} cm in single support"))
         if (text := joint_moments_text(plates)) is not None:
             lines.append(f"    {text}")
+    if plates:
         lines += [f"  warning: {w}" for w in plates.get("warnings", [])]
     lines += [f"  warning: {w}" for w in contact.get("warnings", [])]
     return lines

@@ -24,6 +24,7 @@ from functools import cached_property
 import numpy as np
 
 from ..dynamics import Dynamics, ExternalForces, rnea
+from ..errors import option
 from ..model.body import BodyModel
 from .activation import activations
 from .model import ContactConstants, ContactPoints, Material, Plane, Surface, SurfaceArrays, contact_forces, \
@@ -204,7 +205,7 @@ class Contact:
         if self.force_model == "per_frame" and options.get("derivatives", "").endswith("differences") \
                 and options.get("cutoff_hz") is None:
             found.append("per-frame contact forces follow the noise of unfiltered accelerations: filter the "
-                         "dynamics (cutoff 'auto', or 6-12 Hz)")
+                         f"dynamics ({option('cutoff', 'auto')}, or 6-12 Hz)")
         if options.get("cut_in_impact"):
             found.append(f"the trial {' and '.join(options['cut_in_impact'])} within a landing's impact: the "
                          "low-pass filter's ends pull the forces there toward the body weight; record a few "

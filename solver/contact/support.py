@@ -240,14 +240,15 @@ def patches_of(resting: np.ndarray, positions: np.ndarray, names: np.ndarray, ce
     frame, point = frame[order], point[order]
     heights = positions[frame, point, 2]
     splits = np.flatnonzero(np.diff(heights) > HEIGHT_GAP) + 1
-    layers = [layer for layer in np.split(np.arange(len(heights)), splits) if len(layer) >= MIN_RESTING * rate]
+    least = max(MIN_RESTING * rate, 3)  # and three samples at least: a plane needs them
+    layers = [layer for layer in np.split(np.arange(len(heights)), splits) if len(layer) >= least]
     if not layers:
         return []
     clusters = layers[:1] + [layer[group] for layer in layers[1:]
                              for group in connected_groups(positions[frame[layer], point[layer], :2])]
     patches = []
     for members in clusters:
-        if len(members) < MIN_RESTING * rate:
+        if len(members) < least:
             continue
         f, k = frame[members], point[members]
         samples = positions[f, k]

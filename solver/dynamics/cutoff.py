@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import SolverError, option
-from ..lowpass import butter2, filtfilt, pad_length
+from ..lowpass import PAD, butter2, filtfilt, pad_length
 
 #: Lowest cutoff tried [Hz] and the step between cutoffs tried [Hz].
 LOWEST_HZ, STEP_HZ = 1.0, 0.5
@@ -45,8 +45,11 @@ def residual_cutoff(signals: np.ndarray, rate: float) -> float:
     signals = signals[:, np.isfinite(signals).all(axis=0) & (np.ptp(signals, axis=0) > 0)]
     cutoffs = np.arange(LOWEST_HZ, HIGHEST * rate + 1e-9, STEP_HZ)
     if signals.shape[1] == 0 or len(signals) <= 12 or len(cutoffs) < 4:
+        too_short = len(signals) <= PAD  # no filter can run on it either
         raise SolverError(f"Winter's residual analysis needs complete signals longer than 12 frames sampled "
                           f"above {LOWEST_HZ * 4 / HIGHEST:g} Hz to find a cutoff",
+                          f"compute derivatives without a filter ({option('cutoff', 'none')}): {len(signals)} "
+                          "frames are too few to filter" if too_short else
                           f"give the cutoff yourself, e.g. {option('cutoff', 8)}")
     r = residuals(signals, rate, cutoffs)
     noise = cutoffs >= NOISE_REGION * cutoffs[-1]

@@ -211,7 +211,7 @@ def butterworth(model: BodyModel, times: np.ndarray, q: np.ndarray, cutoff: floa
     if np.count_nonzero(posed) <= PAD:
         raise SolverError(f"Filtering needs more than {PAD} frames with a pose; the motion has "
                           f"{np.count_nonzero(posed)}", "filter a longer motion, or compute derivatives without "
-                                                       "a cutoff")
+                                                       f"a filter ({option('cutoff', 'none')})")
     filtered = np.full_like(q, np.nan)
     for start, end in runs(posed):
         if end - start > PAD:

@@ -17,7 +17,7 @@ from scipy.interpolate import CubicSpline
 
 from ..dynamics.derivatives import body_rate, continuous_quaternions, quaternion_columns, scalar_indices, time_step
 from ..dynamics.energy import momentum
-from ..errors import SolverError
+from ..errors import SolverError, option
 from ..kinematics.motion import Motion
 from .free_floating import JointPath, free_floating, half_steps
 from .result import ZeroGravity
@@ -58,7 +58,8 @@ def simulate_zero_gravity(motion: Motion, *, initial_momentum: str = "zero") -> 
     model, times, q = motion.model, np.asarray(motion.times, dtype=float), np.asarray(motion.q, dtype=float)
     if len(times) < 4:
         raise SolverError(f"A zero-gravity simulation needs at least 4 frames; the motion has {len(times)}",
-                          "reconstruct a longer stretch of the trial")
+                          "reconstruct a longer stretch of the trial, or simulate none "
+                          f"({option('zero_gravity.kind', 'none')})")
     if np.isnan(q).any():
         frames = np.flatnonzero(np.isnan(q).any(axis=1))
         raise SolverError(f"{len(frames)} frames of the motion have no pose (NaN), the first at frame {frames[0]}",

@@ -62,6 +62,16 @@ def test_figures_that_do_not_exist_read_as_n_a(report):
     assert "r = n/a" in summary(missing)
 
 
+def test_plates_that_see_no_frame_say_so_instead_of_figures(report):
+    """A GRF file covering none of the frames compared (its time range elsewhere, every foot off the plates):
+    one line saying there is nothing to compare, not a row of n/a nor a box that carries load."""
+    plates = report["contact"]["plates"]
+    nothing = {**plates, "frames_compared": 0, "where_plates_see_all": {"frames_compared": 0}}
+    text = summary({**report, "contact": {**report["contact"], "plates": nothing}})
+    assert f"estimated vs plates: no frame to compare (of {plates['frames']}," in text
+    assert "box or seat" not in text and "foot_l: vertical RMSE" not in text
+
+
 def test_the_filter_is_told_in_a_few_words_for_the_sidebar(report):
     """The sidebar's Dynamics line: the cutoffs of the default filter, a fixed one, or none."""
     derivatives = report["dynamics"]["derivatives"]
