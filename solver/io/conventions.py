@@ -135,6 +135,9 @@ def resolve_up_axis(override: str | None, convention: str | None, convention_sou
     doubts = []
     if override is not None:
         axis, why = override, "as requested"
+        guess, factor = guess_up_axis(markers)
+        if guess != override and factor > CLEARLY:  # said, not warned: the user chose it
+            why += f"; the markers spread {factor:.1f} times further along {guess}: the subject lies in this import"
     elif convention is not None:
         axis, why = convention, f"by {convention_source}"
         guess, factor = guess_up_axis(markers)

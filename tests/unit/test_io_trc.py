@@ -110,6 +110,8 @@ def test_a_subject_lying_in_a_y_up_trc_is_kept_by_the_option(tmp_path):
     assert any("ImportOptions(up_axis='Y')" in w for w in guessed.warnings)
     kept = load_trial(path, ImportOptions(up_axis="Y"))
     assert not kept.warnings and np.ptp(kept.markers[..., 2]) < 0.31  # the subject lies in the level
+    assert any(c.startswith("axes: file is Y up (as requested; the markers spread ") and
+               "times further along Z: the subject lies in this import)" in c for c in kept.conversions)
 
 
 @pytest.mark.parametrize("text, message", [
