@@ -30,6 +30,7 @@ FIELDS = {
     "tolerance": ("mocap_dynamics.reconstruct", "tolerance"),
     "marker_weights": ("mocap_dynamics.reconstruct", "marker_weights"),
     "cutoff": ("mocap_dynamics.inverse_dynamics", "cutoff"),
+    "cutoff.kind": ("mocap_dynamics.inverse_dynamics", "filter"),  # a cutoff named, not a number: "auto", "none"
     "contact_forces": ("mocap_dynamics.estimate_contact", "forces"),
     "zero_gravity.kind": ("scene", "zero_gravity"),
     "zero_gravity.momentum": ("scene", "zero_gravity_momentum"),
@@ -56,6 +57,8 @@ class SidebarSpelling(Spelling):
                 self.labels[name] = (prop.name, items)
 
     def spell(self, name: str, value=UNSET, hint: str = "value") -> str:
+        if name == "cutoff" and isinstance(value, str):  # the Filter field chooses these; the Cutoff one a number
+            name = "cutoff.kind"
         if name not in self.labels:  # not a sidebar field: the Python spelling
             return super().spell(name, value, hint)
         label, items = self.labels[name]

@@ -21,6 +21,8 @@ def test_every_option_the_sidebar_sets_is_named_by_its_field(package):
         assert errors.option("mass", hint="kg") == '"Body Mass"'
         assert errors.option("zero_gravity.angle_deg", 30.0) == '"Angle" set to 30'
         assert errors.option("zero_gravity.lift_deg") == '"Leg Lift"'
+        assert errors.option("cutoff", 8.0) == '"Cutoff (Hz)" set to 8'
+        assert errors.option("cutoff", "none") == '"Filter" set to None (paper)'
     assert errors.option("import.units", "mm") == "ImportOptions(units='mm')"
 
 
