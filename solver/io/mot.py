@@ -90,14 +90,15 @@ def read_table(path: str | Path) -> Table:
     columns = tuple(lines[names_at].split("\t") if "\t" in lines[names_at] else lines[names_at].split())
     columns = tuple(c.strip() for c in columns if c.strip())
     rows, numbers = data_rows(lines, names_at + 1)
-    data, _ = parse_rows(rows, numbers, len(columns), f"the column name row has {len(columns)} names", source)
+    data, row_notes = parse_rows(rows, numbers, len(columns), f"the column name row has {len(columns)} names", source)
     for key, actual in (("nColumns", len(columns)), ("nRows", len(data))):
         if key in header and header[key].strip().isdigit() and int(header[key]) != actual:
             raise InputError(f"{source}: the header says {key}={header[key]} but the file has {actual}",
                              f"fix {key} or the data")
-    notes = ()
+    notes = tuple(f"{source}: {note}" for note in row_notes)
     if len(data) and columns[0].lower() == "time":
-        data[:, 0], notes = increasing_times(data[:, 0], numbers, source)
+        data[:, 0], time_notes = increasing_times(data[:, 0], numbers, source)
+        notes += time_notes
     in_degrees = header.get("inDegrees", "no").strip().lower() == "yes"
     return Table(columns=columns, data=data, header=header, in_degrees=in_degrees, name=name, notes=notes)
 

@@ -4,7 +4,8 @@ Cells are separated by tabs or spaces. In tab-separated rows an empty cell
 (two tabs in a row, or a trailing tab) is a missing value, as OpenSim writes
 missing markers; "nan" is read as missing too. A row with fewer cells than
 the header announces is missing its last cells (NaN); extra cells at the end
-of a row are accepted only when empty.
+of a row are accepted only when empty. Rows written with decimal commas (a
+European locale's export) and no point anywhere are read as decimal points.
 """
 
 from __future__ import annotations
@@ -72,6 +73,9 @@ def parse_rows(rows: list[str], line_numbers: list[int], n_columns: int, expecte
         text = "\n".join(lines)
         notes += [note] if note else []
     values = _numbers(text, len(lines) * n_columns)
+    if values is None and "," in text and "." not in text:  # a decimal-comma locale's export: -0,297591
+        values = _numbers(text.replace(",", "."), len(lines) * n_columns)
+        notes += ["numbers: written with decimal commas, read as decimal points"] if values is not None else []
     if values is None:
         _raise_first_bad_cell(lines, line_numbers, source, "\t" if tabbed else None)
     return values.reshape(len(lines), n_columns), notes

@@ -223,6 +223,17 @@ def test_a_table_without_its_header_is_read_by_its_column_names(shared_data, tmp
         read_table(tmp_path / "numbers.mot")
 
 
+def test_a_grf_file_written_with_decimal_commas_reads_as_with_points(shared_data, tmp_path):
+    """A decimal-comma locale's export (-14,8093) reads as the file with points, and the plates' notes say so."""
+    lines = (shared_data / "subject4_walking1_grf.mot").read_text().splitlines()
+    names = lines.index("endheader") + 1
+    commas = tmp_path / "commas_grf.mot"
+    commas.write_text("\n".join(lines[:names + 1] + [line.replace(".", ",") for line in lines[names + 1:]]) + "\n")
+    original, read = read_grf_mot(shared_data / "subject4_walking1_grf.mot"), read_grf_mot(commas)
+    np.testing.assert_array_equal(read[0].force, original[0].force)
+    assert "commas_grf.mot: numbers: written with decimal commas, read as decimal points" in read[0].notes
+
+
 def test_a_csv_table_reads_as_it_was_written(tmp_path):
     """The .csv tables the solver writes (no header, commas) read back as they were written, gaps included."""
     table = Table(columns=("time", "ground_force_vx", "ground_force_vy"), data=np.array([[0.0, 1.5, np.nan],

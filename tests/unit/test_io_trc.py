@@ -56,7 +56,8 @@ def test_empty_cells_are_missing_and_millimetres_become_metres(tmp_path):
     assert "1 of 2 markers has gaps: B 1 frame in 1 gap (longest 1)" in "".join(trial.conversions)
 
 
-@pytest.mark.parametrize("variant", ["spaces", "no blank line", "windows line ends", "trailing tabs", "short row"])
+@pytest.mark.parametrize("variant", ["spaces", "no blank line", "windows line ends", "trailing tabs", "short row",
+                                     "decimal commas"])
 def test_layout_variants_read_the_same(tmp_path, variant):
     rows, kwargs = list(ROWS), {}
     if variant == "spaces":
@@ -66,6 +67,8 @@ def test_layout_variants_read_the_same(tmp_path, variant):
         rows = [r + "\t" for r in ROWS]
     elif variant == "short row":
         rows[1] = "2\t0.01\t1.5\t2.5\t3.5"  # the last marker's cells left out
+    elif variant == "decimal commas":  # a decimal-comma locale's export
+        rows = [r.replace(".", ",") for r in ROWS]
     text = trc_text(rows, blank_line=variant != "no blank line", **kwargs)
     path = tmp_path / "variant.trc"
     path.write_bytes(text.replace("\n", "\r\n").encode() if variant == "windows line ends" else text.encode())
@@ -73,6 +76,8 @@ def test_layout_variants_read_the_same(tmp_path, variant):
     expected = load_trial(_write(tmp_path / "reference.trc", trc_text(ROWS)), ImportOptions(up_axis="Z"))
     frames = [0, 2] if variant == "spaces" else [0, 1, 2]
     np.testing.assert_array_equal(trial.markers, expected.markers[frames])
+    assert ("numbers: written with decimal commas, read as decimal points" in trial.conversions) == \
+        (variant == "decimal commas")
 
 
 def test_trc_round_trip_y_up_and_z_up(shared_data, tmp_path):
