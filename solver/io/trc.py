@@ -50,11 +50,12 @@ def read_trc(path: Path, options: ImportOptions) -> Trial:
     if len(values) != n_frames:
         raise InputError(f"{source}: the header says NumFrames={n_frames} but the file has {len(values)} data rows",
                          "fix NumFrames or the data rows (was the file cut short?)")
-    times, rounded = increasing_times(values[:, 1], numbers, source, rate)
+    stated = bool(np.isfinite(rate) and rate > 0)
+    times, rounded = increasing_times(values[:, 1], numbers, source, rate if stated else None)
     markers = values[:, 2:].reshape(len(values), n_markers, 3)
     scale, units_note = length_scale(header["Units"], options.units, "the header's Units", source)
     up_axis, axes_note, warnings = resolve_up_axis(options.up_axis, "Y", "the OpenSim TRC convention", markers)
-    rate = _rate(times, rate, warnings)
+    rate = _rate(times, rate, warnings) if stated else _rate_without_header(times, f"{rate:g}", source, warnings)
     return assemble_trial(source, names, markers, rate, float(times[0]), scale=scale, up_axis=up_axis,
                           options=options, conversions=[units_note, axes_note, *rounded, *notes], warnings=warnings,
                           metadata={"format": "trc", "file_units": header["Units"], "file_up_axis": up_axis})
@@ -75,6 +76,17 @@ def _rate(times: np.ndarray, header_rate: float, warnings: list[str]) -> float:
     warnings.append(f"The Time column does not follow DataRate={header_rate:g} Hz, nor steps evenly; the trial uses "
                     "DataRate and the first time")
     return header_rate
+
+
+def _rate_without_header(times: np.ndarray, stated: str, source: str, warnings: list[str]) -> float:
+    """The Time column's rate [Hz] where the header's DataRate (``stated``) is no rate (0, negative, NaN), if the
+    column steps evenly; a warning says so. Else InputError."""
+    step = (times[-1] - times[0]) / (len(times) - 1) if len(times) > 1 else 0.0
+    if step <= 0 or np.max(np.abs(times - times[0] - np.arange(len(times)) * step)) > 0.25 * step:
+        raise InputError(f"{source}: DataRate={stated} is not a positive rate, and the Time column does not step "
+                         "evenly", "fix the third line of the file")
+    warnings.append(f"DataRate={stated} is not a rate: the trial follows the Time column, {1 / step:.6g} Hz")
+    return float(1.0 / step)
 
 
 def write_trc(trial: Trial, path: str | Path, up_axis: str = "Y", units: str = "m") -> Path:
@@ -125,7 +137,4 @@ def _header(lines: list[str], source: str) -> dict:
         raise InputError(f"{source}: the TRC header values are not numbers where they should be "
                          f"(DataRate={header['DataRate']!r}, NumFrames={header['NumFrames']!r}, "
                          f"NumMarkers={header['NumMarkers']!r})", "fix the third line of the file") from None
-    if not (np.isfinite(parsed["DataRate"]) and parsed["DataRate"] > 0):
-        raise InputError(f"{source}: DataRate={header['DataRate']} is not a positive rate",
-                         "fix the third line of the file")
     return parsed

@@ -177,7 +177,8 @@ def _write(path, text):
                                           "follows the Time column, as OpenSim does"),
     ("120", "0.000 0.008 0.017 0.025", 120.0, None),  # times rounded to the millisecond follow DataRate
     ("100", "0.00 0.01 0.05 0.06", 100.0, "The Time column does not follow DataRate=100 Hz, nor steps evenly; the "
-                                          "trial uses DataRate and the first time")])
+                                          "trial uses DataRate and the first time"),
+    ("0", "0.00 0.01 0.02 0.03", 100.0, "DataRate=0 is not a rate: the trial follows the Time column, 100 Hz")])
 def test_the_rate_is_the_headers_unless_the_time_column_steps_evenly_at_another(tmp_path, data_rate, times, rate,
                                                                                 warning):
     """A header copied from the cameras' rate over resampled data: OpenSim times a TRC by its Time column."""
@@ -188,6 +189,13 @@ def test_the_rate_is_the_headers_unless_the_time_column_steps_evenly_at_another(
     assert trial.rate == pytest.approx(rate)
     assert [w for w in trial.warnings if "Time column" in w] == ([warning] if warning else [])
 
+
+
+def test_no_rate_in_the_header_nor_an_even_time_column_is_refused(tmp_path):
+    rows = [f"{i + 1}\t{t}\t1\t2\t3\t4\t5\t6" for i, t in enumerate("0.00 0.01 0.05 0.06".split())]
+    text = trc_text(rows).replace("\n100\t100\t", "\n0\t0\t", 1)
+    with pytest.raises(InputError, match="DataRate=0 is not a positive rate, and the Time column does not step"):
+        load_trial(_write(tmp_path / "t.trc", text))
 
 
 def test_a_time_column_written_coarser_than_the_frames_is_read_as_the_steps_it_rounds(tmp_path):
