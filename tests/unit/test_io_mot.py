@@ -61,6 +61,17 @@ def test_plates_that_miss_the_trial_cannot_be_attached(shared_data):
         attach_plates(trial, late)
 
 
+def test_plates_that_never_carry_load_are_warned(shared_data):
+    """A force file with every force missing (NaN, read as unloaded) or under 20 N measures nothing: said once;
+    the trial's own plates are not."""
+    trial = load_trial(shared_data / "subject4_walking1.trc")
+    plates = read_grf_mot(shared_data / "subject4_walking1_grf.mot")
+    said = "No force plate carries load at any time"
+    assert not [w for w in attach_plates(trial, plates).warnings if said in w]
+    empty = [replace(p, force=np.full_like(p.force, np.nan)) for p in plates]
+    assert len([w for w in attach_plates(trial, empty).warnings if said in w]) == 1
+
+
 def test_table_round_trip(tmp_path):
     data = np.column_stack((np.arange(5) * 0.01, np.linspace(-1, 1, 5), [1e-9, 2.5, np.nan, 4, 5]))
     table = Table(("time", "knee_angle_r", "hip_flexion_r"), data, {"DataType": "double"}, in_degrees=True,
