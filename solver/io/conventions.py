@@ -133,14 +133,13 @@ def resolve_up_axis(override: str | None, convention: str | None, convention_sou
     times further along the other axis overrule it, with a warning (module docstring).
     """
     doubts = []
+    guess, factor = guess_up_axis(markers)
     if override is not None:
         axis, why = override, "as requested"
-        guess, factor = guess_up_axis(markers)
         if guess != override and factor > CLEARLY:  # said, not warned: the user chose it
             why += f"; the markers spread {factor:.1f} times further along {guess}: the subject lies in this import"
     elif convention is not None:
         axis, why = convention, f"by {convention_source}"
-        guess, factor = guess_up_axis(markers)
         if guess != convention and factor > CLEARLY:
             axis, why = guess, (f"not {convention} up as {convention_source} has it: the markers spread "
                                 f"{factor:.1f} times further along {guess}, as an upright subject's do")
@@ -148,7 +147,7 @@ def resolve_up_axis(override: str | None, convention: str | None, convention_sou
                           f"markers spread {factor:.1f} times further along {guess}. If the subject lies down, "
                           f"import with {option('import.up_axis', convention)}")
     else:
-        axis, _ = guess_up_axis(markers)
+        axis = guess
         why = ("guessed: the file does not say, and the markers spread furthest along "
                f"{axis}; import with {option('import.up_axis', 'Y' if axis == 'Z' else 'Z')} if that is wrong")
     if axis == "Z":

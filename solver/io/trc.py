@@ -50,43 +50,37 @@ def read_trc(path: Path, options: ImportOptions) -> Trial:
     if len(values) != n_frames:
         raise InputError(f"{source}: the header says NumFrames={n_frames} but the file has {len(values)} data rows",
                          "fix NumFrames or the data rows (was the file cut short?)")
-    stated = bool(np.isfinite(rate) and rate > 0)
-    times, rounded = increasing_times(values[:, 1], numbers, source, rate if stated else None)
+    times, rounded = increasing_times(values[:, 1], numbers, source, rate if rate > 0 else None)
     markers = values[:, 2:].reshape(len(values), n_markers, 3)
     scale, units_note = length_scale(header["Units"], options.units, "the header's Units", source)
     up_axis, axes_note, warnings = resolve_up_axis(options.up_axis, "Y", "the OpenSim TRC convention", markers)
-    rate = _rate(times, rate, warnings) if stated else _rate_without_header(times, f"{rate:g}", source, warnings)
+    rate = _rate(times, rate, source, warnings)
     return assemble_trial(source, names, markers, rate, float(times[0]), scale=scale, up_axis=up_axis,
                           options=options, conversions=[units_note, axes_note, *rounded, *notes], warnings=warnings,
                           metadata={"format": "trc", "file_units": header["Units"], "file_up_axis": up_axis})
 
 
-def _rate(times: np.ndarray, header_rate: float, warnings: list[str]) -> float:
+def _rate(times: np.ndarray, header_rate: float, source: str, warnings: list[str]) -> float:
     """The trial's rate [Hz]: the header's DataRate where the Time column follows it (within half a frame), else
     the Time column's own where it steps evenly, as OpenSim times a TRC by its Time column (a header copied
-    from the cameras' rate over resampled data); a warning says which and why."""
+    from the cameras' rate over resampled data, or a DataRate of 0); a warning says which and why. A DataRate
+    that is no rate (0, negative) with a Time column that does not step evenly: InputError."""
+    stated = bool(np.isfinite(header_rate) and header_rate > 0)
     frames = np.arange(len(times))
-    if len(times) < 2 or np.max(np.abs(times - times[0] - frames / header_rate)) <= 0.5 / header_rate:
+    if stated and (len(times) < 2 or np.max(np.abs(times - times[0] - frames / header_rate)) <= 0.5 / header_rate):
         return header_rate
-    step = (times[-1] - times[0]) / (len(times) - 1)
-    if np.max(np.abs(times - times[0] - frames * step)) <= 0.25 * step:
+    step = (times[-1] - times[0]) / (len(times) - 1) if len(times) > 1 else 0.0
+    if step > 0 and np.max(np.abs(times - times[0] - frames * step)) <= 0.25 * step:
         warnings.append(f"The Time column steps at {1 / step:.6g} Hz but DataRate says {header_rate:g} Hz: the trial "
-                        "follows the Time column, as OpenSim does")
+                        "follows the Time column, as OpenSim does" if stated else
+                        f"DataRate={header_rate:g} is not a rate: the trial follows the Time column, {1 / step:.6g} Hz")
         return float(1.0 / step)
+    if not stated:
+        raise InputError(f"{source}: DataRate={header_rate:g} is not a positive rate, and the Time column does not "
+                         "step evenly", "fix the third line of the file")
     warnings.append(f"The Time column does not follow DataRate={header_rate:g} Hz, nor steps evenly; the trial uses "
                     "DataRate and the first time")
     return header_rate
-
-
-def _rate_without_header(times: np.ndarray, stated: str, source: str, warnings: list[str]) -> float:
-    """The Time column's rate [Hz] where the header's DataRate (``stated``) is no rate (0, negative, NaN), if the
-    column steps evenly; a warning says so. Else InputError."""
-    step = (times[-1] - times[0]) / (len(times) - 1) if len(times) > 1 else 0.0
-    if step <= 0 or np.max(np.abs(times - times[0] - np.arange(len(times)) * step)) > 0.25 * step:
-        raise InputError(f"{source}: DataRate={stated} is not a positive rate, and the Time column does not step "
-                         "evenly", "fix the third line of the file")
-    warnings.append(f"DataRate={stated} is not a rate: the trial follows the Time column, {1 / step:.6g} Hz")
-    return float(1.0 / step)
 
 
 def write_trc(trial: Trial, path: str | Path, up_axis: str = "Y", units: str = "m") -> Path:
