@@ -76,7 +76,12 @@ def _drop_corrupt(markers: np.ndarray, labels: list[str], warnings: list[str]) -
 
 
 def _clean_labels(labels: list[str], strip_prefix: bool, conversions: list[str], warnings: list[str]) -> list[str]:
-    labels = [label.strip() or f"marker{i + 1}" for i, label in enumerate(labels)]
+    labels = [label.strip() for label in labels]
+    quoted = [len(label) > 2 and label[0] == label[-1] and label[0] in "\"'" for label in labels]
+    if any(quoted):  # some writers quote every name: "r_thigh3"
+        conversions.append(f"labels: removed the quotes around {_count(sum(quoted), 'label')}")
+        labels = [label[1:-1].strip() if q else label for label, q in zip(labels, quoted)]
+    labels = [label or f"marker{i + 1}" for i, label in enumerate(labels)]
     if strip_prefix and any(":" in label for label in labels):
         stripped = [label.rsplit(":", 1)[-1] or label for label in labels]
         prefixes = sorted({label.rsplit(":", 1)[0] + ":" for label in labels if ":" in label})

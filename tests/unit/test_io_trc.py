@@ -142,6 +142,12 @@ def test_label_row_must_list_num_markers(tmp_path):
         load_trial(_write(tmp_path / "bad.trc", text))
 
 
+def test_quoted_labels_are_read_without_their_quotes(tmp_path):
+    trial = load_trial(_write(tmp_path / "q.trc", trc_text(ROWS, labels=('"A"', "'B'"))))
+    assert trial.labels == ("A", "B")
+    assert "labels: removed the quotes around 2 labels" in trial.conversions
+
+
 def test_marker_missing_in_every_frame_is_dropped_with_a_warning(tmp_path):
     rows = ["1\t0\t1\t2\t3\t\t\t", "2\t0.01\t1\t2\t3\t\t\t"]
     trial = load_trial(_write(tmp_path / "t.trc", trc_text(rows)))
