@@ -42,6 +42,11 @@ FIELDS = {
     "zero_gravity.rungs": ("scene", "zero_gravity_rungs"),
 }
 
+#: Option values no sidebar field offers, said as what the sidebar does instead.
+UNOFFERED = {
+    ("zero_gravity.kind", "none"): "steps 1-5 run one by one, without Run All Steps",
+}
+
 
 class SidebarSpelling(Spelling):
     """Options as their sidebar fields: ``"Body Mass"``, ``"Units" set to Millimetres``. The fields' labels
@@ -64,6 +69,8 @@ class SidebarSpelling(Spelling):
         label, items = self.labels[name]
         if value is UNSET:
             return f'"{label}"'
+        if (name, value) in UNOFFERED:
+            return UNOFFERED[name, value]
         shown = items.get(value, f"{value:g}" if isinstance(value, float) else value)
         return f'"{label}" set to {shown}'
 

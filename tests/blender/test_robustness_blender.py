@@ -23,6 +23,9 @@ def test_every_option_the_sidebar_sets_is_named_by_its_field(package):
         assert errors.option("zero_gravity.lift_deg") == '"Leg Lift"'
         assert errors.option("cutoff", 8.0) == '"Cutoff (Hz)" set to 8'
         assert errors.option("cutoff", "none") == '"Filter" set to None (paper)'
+        assert errors.option("zero_gravity.kind", "none") == "steps 1-5 run one by one, without Run All Steps"
+    for name, value in messages.UNOFFERED:  # values their fields do not offer: no '"Simulation" set to none'
+        assert value not in {item.identifier for item in messages.field(name).enum_items}
     assert errors.option("import.units", "mm") == "ImportOptions(units='mm')"
 
 
