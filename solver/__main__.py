@@ -1,4 +1,4 @@
-"""``python -m solver INPUT --out DIR [options]`` from the repository root: the solver alone, no Blender
+"""``python -m solver INPUT [--out DIR] [options]`` from the repository root: the solver alone, no Blender
 (``solver.cli`` says what it writes and its exit codes).
 
 ``-m`` imports this folder as the top-level package ``solver``; the run imports it again under its one name,

@@ -1,11 +1,12 @@
 """The command line: the pipeline's option flags, shared by ``python -m solver``, ``scripts/process_trial.py``
 and ``scripts/batch.py`` (one parser, so they cannot drift), and ``python -m solver`` itself.
 
-    python -m solver INPUT --out DIR [--options FILE.toml] [pipeline flags]     (from the repository root)
+    python -m solver INPUT [--out DIR] [--options FILE.toml] [pipeline flags]     (from the repository root)
 
 runs the pipeline on one recording, the solver alone (no Blender), and writes ``DIR/report.json`` (every
 stage's figures, and the files written), ``DIR/report.txt`` (the summary it also prints), the tables and
-the plots (``solver.results``). Flags override the values of ``--options``, which override the defaults.
+the plots (``solver.results``); without ``--out``, DIR is ``out/NAME`` (``default_out``). Flags override the
+values of ``--options``, which override the defaults.
 Exit codes: 0 done; 2 bad input or options (one line on stderr: what is wrong and what to do); 130 (Ctrl-C)
 or 143 (SIGTERM) interrupted (one line: "interrupted: nothing written", or what was already complete); 1 an
 unexpected error (a bug: the traceback, then one ``error:`` line).
@@ -343,11 +344,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(prog="python -m solver", description="Process one motion-capture trial with the "
                                                                 "solver alone (no Blender).")
     parser.add_argument("input", help="a .c3d or .trc recording")
-    parser.add_argument("--out", required=True, metavar="DIR", help="folder for report.json, report.txt, "
-                                                                    "tables and plots (created)")
+    parser.add_argument("--out", metavar="DIR", help="folder for report.json, report.txt, tables and plots "
+                                                     "(created; default: out/NAME, NAME the recording's)")
     add_pipeline_arguments(parser)
     args = parser.parse_args(argv)
-    return guarded(lambda: solve(args.input, pipeline_options(args), args.out))[0]
+    out = args.out if args.out is not None else default_out(args.input)
+    return guarded(lambda: solve(args.input, pipeline_options(args), out))[0]
+
+
+def default_out(path: str | Path) -> Path:
+    """Where ``python -m solver`` writes without ``--out``: ``out/NAME`` in the current folder, NAME the
+    recording's file name without its extension (as ``make demo`` writes ``out/``)."""
+    return Path("out") / Path(path).stem
 
 
 def _signal_inside(error: BaseException) -> BaseException | None:

@@ -4,6 +4,7 @@ flags it shares with scripts/process_trial.py and scripts/batch.py."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from dataclasses import replace
@@ -52,6 +53,16 @@ def test_sample_to_report_tables_and_plots(sample, tmp_path):
                                                        if p.name[:6] != "report" and p.name != "manifest.json")
     assert report["tables"]["notes"] == []
     assert (out / "report.txt").read_text() in done.stdout
+
+
+def test_without_out_the_results_go_to_out_and_the_recordings_name(sample, tmp_path):
+    """``python -m solver TRIAL`` as a new user types it: no --out needed."""
+    done = subprocess.run([sys.executable, "-m", "solver", str(sample["c3d"]), "--until", "calibrate"],
+                          cwd=tmp_path, env=os.environ | {"PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "out" / "sample_walk" / "report.json").is_file()
+    assert f"to {Path('out') / 'sample_walk'}" in done.stdout
 
 
 @pytest.mark.parametrize("case", ["corrupt file", "missing file", "bad option", "bad nested option", "unknown flag",
