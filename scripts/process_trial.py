@@ -1,6 +1,7 @@
 """Process one motion-capture trial headless and save the scene (and a JSON report).
 
     .venv/bin/python scripts/process_trial.py INPUT [--out FILE.blend] [--report FILE.json] [options]
+    (without --out, --report or --tables: the scene is saved to out/NAME.blend)
     blender --background --python scripts/process_trial.py -- INPUT [--out FILE.blend] [options]
 
 Runs the same pipeline function as the add-on's sidebar. Prints progress
@@ -27,13 +28,19 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
     parser = OneLineParser(prog="process_trial.py", description=__doc__.splitlines()[0])
     parser.add_argument("input", help="a .c3d or .trc recording")
-    parser.add_argument("--out", help="save the scene to this .blend file")
+    parser.add_argument("--out", help="save the scene to this .blend file (default, when no other output is "
+                                      "asked for: out/NAME.blend, NAME the recording's)")
     parser.add_argument("--report", help="write a JSON report to this file")
     parser.add_argument("--tables", help="write angles (.mot/.csv), torques (.sto/.csv) and (with --plots) plots "
                                          "to this folder")
     parser.add_argument("--per-kg", action="store_true", help="torque and force curves per kg body mass")
     add_pipeline_arguments(parser)
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if not (args.out or args.report or args.tables):  # asked for nothing: the scene, where python -m solver writes
+        from mocap_dynamics.solver.cli import default_out
+
+        args.out = str(default_out(args.input).with_suffix(".blend"))
+    return args
 
 
 def run(args: argparse.Namespace) -> dict:

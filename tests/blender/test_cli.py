@@ -47,6 +47,13 @@ def test_trial_to_blend_and_report(scene, shared_data, tmp_path):
     assert len([ob for ob in bpy.data.objects if "mocap_label" in ob]) == 51
 
 
+def test_asked_for_no_output_the_scene_is_saved_under_out(shared_data, tmp_path):
+    run = cli(shared_data / "subject4_walking1.trc", "--until", "import", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert (tmp_path / "out" / "subject4_walking1.blend").is_file()
+    assert "saved out/subject4_walking1.blend" in run.stdout
+
+
 @pytest.mark.parametrize("case", ["missing file", "not a c3d", "output not a .blend", "a folder"])
 def test_bad_input_exits_2_with_one_line_and_writes_nothing(shared_data, tmp_path, case):
     bad = tmp_path / "broken.c3d"
