@@ -197,8 +197,12 @@ def _suggested(parser: argparse.ArgumentParser, message: str) -> str:
     if not message.startswith("unrecognized arguments: "):
         return message
     flags = [flag for action in parser._actions for flag in action.option_strings]
-    guesses = [f"{word}: did you mean {close[0]}?" for word in message.split()[2:] if word.startswith("--")
+    words = message.split()[2:]
+    guesses = [f"{word}: did you mean {close[0]}?" for word in words if word.startswith("--")
                and (close := get_close_matches(word.split("=")[0], flags, 1))]
+    if not any(word.startswith("-") for word in words) and \
+            any(Path(word).suffix.lower() in (".c3d", ".trc") for word in words):  # a second recording, no flag's
+        guesses.append(f"{parser.prog} takes one recording: process several with scripts/batch.py")
     return f"{message} ({'; '.join(guesses)})" if guesses else message
 
 

@@ -67,7 +67,7 @@ def test_without_out_the_results_go_to_out_and_the_recordings_name(sample, tmp_p
 
 @pytest.mark.parametrize("case", ["corrupt file", "missing file", "bad option", "bad nested option", "unknown flag",
                                   "plates as trial", "a folder", "a folder as static", "misspelt flag",
-                                  "cutoff above Nyquist"])
+                                  "cutoff above Nyquist", "two recordings"])
 def test_bad_input_exits_2_with_one_line_and_writes_nothing(sample, tmp_path, case):
     corrupt = tmp_path / "corrupt.c3d"
     corrupt.write_bytes(b"\x00" * 600)
@@ -78,13 +78,14 @@ def test_bad_input_exits_2_with_one_line_and_writes_nothing(sample, tmp_path, ca
             "plates as trial": [tmp_path / "walk_grf.mot"], "a folder": [sample["c3d"].parent],
             "a folder as static": [sample["c3d"], "--static", sample["c3d"].parent],
             "misspelt flag": [sample["c3d"], "--stattic", "static.trc"],
-            "cutoff above Nyquist": [sample["c3d"], "--cutoff", "500"]}[case]
+            "cutoff above Nyquist": [sample["c3d"], "--cutoff", "500"],
+            "two recordings": [sample["c3d"], sample["trc"]]}[case]
     done = solver(*args, "--out", tmp_path / "out")
     assert done.returncode == 2, done.stdout + done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
     if case in ("plates as trial", "bad nested option", "a folder", "a folder as static", "misspelt flag",
-                "cutoff above Nyquist"):
+                "cutoff above Nyquist", "two recordings"):
         assert lines[0].endswith({"plates as trial": "(a GRF .mot goes in --grf FILE.mot).",
                                   "bad nested option": "Give --zero-g-duration S above 0.",
                                   "a folder": "is a folder, not a recording. Give one .c3d or .trc file of it, "
@@ -93,7 +94,10 @@ def test_bad_input_exits_2_with_one_line_and_writes_nothing(sample, tmp_path, ca
                                                         "file of it.",
                                   "misspelt flag": "unrecognized arguments: --stattic static.trc (--stattic: did you "
                                                    "mean --static?). Run python -m solver --help for the options.",
-                                  "cutoff above Nyquist": "(6-12 Hz is usual for human movement)."}[case]), lines[0]
+                                  "cutoff above Nyquist": "(6-12 Hz is usual for human movement).",
+                                  "two recordings": "(python -m solver takes one recording: process several with "
+                                                    "scripts/batch.py). Run python -m solver --help for the "
+                                                    "options."}[case]), lines[0]
     if case == "cutoff above Nyquist":
         assert "error: --cutoff 500.0 Hz is not between 0 and this trial's Nyquist frequency" in lines[0]
     if case == "a folder as static":
