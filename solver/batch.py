@@ -1,7 +1,8 @@
 """Many trials at once: every recording in a folder (or in a list), each through the one pipeline into
-``OUT/<trial>/``, in parallel on this machine or on a Dask cluster, and a summary across the trials.
+``OUT/<trial>/`` (``out`` by default, where ``python -m solver`` writes), in parallel on this machine or on a
+Dask cluster, and a summary across the trials.
 
-    scripts/batch.py SOURCE... --out OUT [--recursive] [--jobs N | --scheduler tcp://host:port] [--blend]
+    scripts/batch.py SOURCE... [--out OUT] [--recursive] [--jobs N | --scheduler tcp://host:port] [--blend]
                      [--timeout S] [pipeline flags]
 
 A SOURCE is a folder (its .c3d and .trc files; ``--recursive``: also those in subfolders), a recording, or
@@ -430,7 +431,8 @@ def main(argv: list[str] | None = None) -> int:
                                                         "on this machine or a Dask cluster.")
     parser.add_argument("sources", nargs="+", metavar="SOURCE", help="folders, .c3d/.trc recordings, or text "
                                                                     "files listing recordings")
-    parser.add_argument("--out", required=True, metavar="OUT", help="output folder: OUT/<trial>/, summary.csv")
+    parser.add_argument("--out", default="out", metavar="OUT", help="output folder: OUT/<trial>/, summary.csv "
+                                                                     "(default: out, where python -m solver writes)")
     parser.add_argument("--recursive", action="store_true", help="also take recordings in subfolders")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                         help="trials at once on this machine (default: the number of CPUs)")

@@ -18,9 +18,9 @@ ROOT = Path(__file__).resolve().parents[2]
 CORRUPT = b"C3D?" + bytes(range(256)) * 8
 
 
-def batch(*args) -> subprocess.CompletedProcess:
+def batch(*args, cwd=None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(ROOT / "scripts" / "batch.py"), *map(str, args)],
-                          capture_output=True, text=True, timeout=900)
+                          capture_output=True, text=True, timeout=900, cwd=cwd)
 
 
 def summary(out: Path) -> dict:
@@ -102,6 +102,13 @@ def test_on_a_dask_cluster(trials, tmp_path):
     assert {name: row["status"] for name, row in rows.items()} == {"sample_walk_c3d": "ok", "sample_walk_trc": "ok",
                                                                    "corrupt": "failed"}
     assert "not plotted" in done.stdout, "no trial reached the dynamics stage"
+
+
+def test_without_out_the_batch_writes_under_out(trials, tmp_path):
+    done = batch(trials / "sample_walk.trc", "--until", "import", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert summary(tmp_path / "out")["sample_walk"]["status"] == "ok"
+    assert (tmp_path / "out" / "sample_walk" / "report.json").is_file()
 
 
 def test_a_list_of_trials(trials, tmp_path):
