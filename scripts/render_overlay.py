@@ -1,7 +1,7 @@
 """Render a processed trial with its force overlays: a still for slides, a PNG sequence, an MP4.
 
-    .venv/bin/python scripts/render_overlay.py TRIAL.blend --out DIR [--still [FRAME]] [--sequence] [--movie] [options]
-    blender --background --python scripts/render_overlay.py -- TRIAL.blend --out DIR [options]
+    .venv/bin/python scripts/render_overlay.py TRIAL.blend [--out DIR] [--still [FRAME]] [--sequence] [--movie] [...]
+    blender --background --python scripts/render_overlay.py -- TRIAL.blend [--out DIR] [options]
 
 TRIAL.blend is a scene saved by process_trial.py (or the add-on). Without
 --still, --sequence or --movie it renders a still of the saved current frame.
@@ -9,8 +9,9 @@ A still frames the subject at its frame; sequences and movies follow it
 (--camera fixed: one wide shot). --plots adds a panel of the vertical GRF and
 one joint's torque with a cursor at the frame.
 Writes DIR/<trial>_still_<frame>.png, DIR/<trial>_<frame>.png and
-DIR/<trial>.mp4. Exit codes: 0 done; 2 bad input or options (one line on
-stderr says what is wrong and what to do); 1 an unexpected error (a bug).
+DIR/<trial>.mp4 (DIR: out/NAME without --out, NAME the .blend's). Exit codes:
+0 done; 2 bad input or options (one line on stderr says what is wrong and
+what to do); 1 an unexpected error (a bug).
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
     parser = OneLineParser(prog="render_overlay.py", description=__doc__.splitlines()[0])
     parser.add_argument("blend", help="a .blend saved by process_trial.py")
-    parser.add_argument("--out", required=True, help="folder for the images and the movie (created if needed)")
+    parser.add_argument("--out", help="folder for the images and the movie (created if needed; default: out/NAME, "
+                                      "NAME the .blend's, beside python -m solver's results)")
     parser.add_argument("--trial", help="name of the trial collection (default: the only one in the file)")
     parser.add_argument("--still", nargs="?", const=CURRENT, metavar="FRAME",
                         help="render one frame as PNG (default: the file's current frame)")
@@ -59,7 +61,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="an arrow per loaded contact point beside each foot's estimated GRF")
     parser.add_argument("--no-plates", action="store_true", help="hide the measured force-plate arrows")
     parser.add_argument("--samples", type=int, default=16, help="EEVEE render samples (default 16)")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.out is None:
+        from mocap_dynamics.solver.cli import default_out
+
+        args.out = str(default_out(args.blend))
+    return args
 
 
 def _integers(text: str, what: str, example: str) -> tuple[int, ...]:

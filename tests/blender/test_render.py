@@ -29,9 +29,9 @@ CHECKED_KINDS = {"force_measured", "force_estimated", "force_residual", "torque_
 HUED_KINDS = (*CHECKED_KINDS, "contact_plane", "contact_raised", "angular_momentum", "body")
 
 
-def cli(*args) -> subprocess.CompletedProcess:
+def cli(*args, cwd=None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(ROOT / "scripts" / "render_overlay.py"), *map(str, args)],
-                          capture_output=True, text=True, timeout=900)
+                          capture_output=True, text=True, timeout=900, cwd=cwd)
 
 
 def processed_sample(package, folder, *flags) -> Path:
@@ -293,6 +293,12 @@ def test_cli_still_and_short_movie(trial_blend, tmp_path):
     assert tuple(image.size) == (320, 180)
     movie = (tmp_path / "sample_walk.mp4").read_bytes()
     assert len(movie) > 1000 and movie[4:8] == b"ftyp", "an MP4 container"
+
+
+def test_cli_without_out_renders_under_out(trial_blend, tmp_path):
+    run = cli(trial_blend, "--still", 120, "--resolution", "320x180", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert [p.name for p in (tmp_path / "out" / "walk").iterdir()] == ["sample_walk_still_0120.png"]
 
 
 @pytest.mark.parametrize("case", ["missing file", "no trial", "markers only", "frames outside the trial",
