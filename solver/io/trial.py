@@ -116,15 +116,14 @@ class Trial:
         missing = ~self.present()  # (T, M)
         padded = np.zeros((missing.shape[0] + 2, missing.shape[1]), dtype=np.int8)
         padded[1:-1] = missing
-        edges = np.diff(padded, axis=0)  # +1 at gap start, -1 one past gap end
-        out = []
-        for m, label in enumerate(self.labels):
-            starts = np.flatnonzero(edges[:, m] == 1)
-            ends = np.flatnonzero(edges[:, m] == -1)
-            lengths = ends - starts
-            out.append(MarkerGaps(label, int(missing[:, m].sum()), len(starts),
-                                  int(lengths.max()) if len(lengths) else 0))
-        return tuple(out)
+        edges = np.diff(padded, axis=0).T  # (M, T + 1): +1 at a gap's start, -1 one past its end
+        marker, start = np.nonzero(edges == 1)  # marker by marker, in time order: the k-th start and end pair up
+        length = np.nonzero(edges == -1)[1] - start
+        count = np.bincount(marker, minlength=len(self.labels))
+        longest = np.zeros(len(self.labels), dtype=int)
+        np.maximum.at(longest, marker, length)
+        return tuple(MarkerGaps(label, int(n), int(c), int(k))
+                     for label, n, c, k in zip(self.labels, missing.sum(axis=0), count, longest))
 
     def summary(self) -> TrialSummary:
         """The report's ``trial`` section: size, gaps, quiet-standing weight on the plates, conversions."""
