@@ -128,7 +128,9 @@ def atomic_path(path: str | os.PathLike, suffix: str | None = None) -> Iterator[
     """Yield a temporary path next to ``path``; move it onto ``path`` when the block succeeds (inside
     ``staged_outputs``: when that block ends).
 
-    The temporary name ends with ``suffix`` (default: ``path``'s), for writers that insist on one.
+    The temporary name ends with ``suffix`` (default: ``path``'s), for writers that insist on one. The
+    temporary path is absolute: Blender 4.5's writers resolve a relative one against a folder of their own,
+    not the current one (``save_as_mainfile`` wrote ``out/x.blend`` under the repository).
     """
     path = Path(path)
     if not path.parent.is_dir():
@@ -137,7 +139,7 @@ def atomic_path(path: str | os.PathLike, suffix: str | None = None) -> Iterator[
     if path.is_dir():
         raise InputError(f"Cannot write {path}: it is a folder", "give a file name")
     ending = path.suffix if suffix is None else suffix
-    temporary = path.with_name(f".{path.stem}.{uuid.uuid4().hex[:8]}.partial{ending}")
+    temporary = path.absolute().with_name(f".{path.stem}.{uuid.uuid4().hex[:8]}.partial{ending}")
     stage = _STAGE.get()
     try:
         yield temporary
