@@ -47,7 +47,7 @@ def test_trial_to_blend_and_report(scene, shared_data, tmp_path):
     assert len([ob for ob in bpy.data.objects if "mocap_label" in ob]) == 51
 
 
-def test_asked_for_no_output_the_scene_is_saved_under_out(shared_data, tmp_path):
+def test_asked_for_no_output_the_scene_is_saved_under_out(package, shared_data, tmp_path):  # installed first
     run = cli(shared_data / "subject4_walking1.trc", "--until", "import", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert (tmp_path / "out" / "subject4_walking1.blend").is_file()
