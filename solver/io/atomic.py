@@ -130,7 +130,7 @@ def atomic_path(path: str | os.PathLike, suffix: str | None = None) -> Iterator[
 
     The temporary name ends with ``suffix`` (default: ``path``'s), for writers that insist on one. The
     temporary path is absolute: Blender 4.5's writers resolve a relative one against a folder of their own,
-    not the current one (``save_as_mainfile`` wrote ``out/x.blend`` under the repository).
+    not the current one (``save_as_mainfile`` looked for ``out/`` under the repository, not the current folder).
     """
     path = Path(path)
     if not path.parent.is_dir():
