@@ -129,7 +129,7 @@ def attach_plates(trial: Trial, plates: Iterable[ForcePlate]) -> Trial:
                              f"markers' {times[0]:g}-{times[-1]:g} s",
                              "use the force file recorded with this trial")
     warnings = trial.warnings + tuple(time_warnings)
-    if all(not (np.linalg.norm(plate.force, axis=1) >= UNLOADED_BELOW_N).any() for plate in plates):
+    if not any(loaded(plate.force).any() for plate in plates):
         warnings += (f"No force plate carries load at any time (every force under {UNLOADED_BELOW_N:g} N or missing): "
                      "nothing to compare with nor to weigh the body by; check that the force file belongs to this "
                      "trial",)
