@@ -39,7 +39,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     if not (args.out or args.report or args.tables):  # asked for nothing: the scene, where python -m solver writes
         from mocap_dynamics.solver.cli import default_out
 
-        args.out = str(default_out(args.input).with_suffix(".blend"))
+        args.out = f"{default_out(args.input)}.blend"  # not with_suffix: a name may hold dots (walk.v2.trc)
     return args
 
 
