@@ -64,6 +64,8 @@ def test_gaps_are_hidden_not_interpolated(scene, solver, shared_data):
         assert not ob.hide_viewport and not ob.hide_render
     location_keys = [len(fc.keyframe_points) for fc in fcurves(ob) if fc.data_path == "location"]
     assert location_keys == [len(seen_frames)] * 3, "keys written inside a gap"
+    interpolations = {(fc.data_path, key.interpolation) for fc in fcurves(ob) for key in fc.keyframe_points}
+    assert interpolations == {("location", "LINEAR"), ("hide_viewport", "CONSTANT"), ("hide_render", "CONSTANT")}
 
 
 def test_force_plate_arrows_match_ezc3d(scene, solver, shared_data):
