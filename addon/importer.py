@@ -76,6 +76,8 @@ class MOCAP_DYNAMICS_OT_import_markers(JobOperator, bpy.types.Operator, ImportHe
                                  ("Z", "Z", ""), ("Y", "Y", "")])
     strip_prefix: BoolProperty(name="Strip Label Prefixes", default=True,
                                description="Remove subject prefixes from marker labels (Subject:LFHD -> LFHD)")
+    subject: StringProperty(name="Subject", description="The subject to read from a file that holds several "
+                                                        "(A of A:LASI and B:LASI; empty: the one with most markers)")
     grf_filepath: StringProperty(name="GRF File", subtype="FILE_PATH", options=PATH_OPTIONS,
                                  description="Optional OpenSim .mot with ground reaction forces for this trial "
                                              "(default: NAME_grf.mot next to a NAME.trc, if there is one)")
@@ -104,7 +106,7 @@ class MOCAP_DYNAMICS_OT_import_markers(JobOperator, bpy.types.Operator, ImportHe
     def _options(self) -> tuple[PipelineOptions, SceneOptions]:
         imp = ImportOptions(units=None if self.units == "FILE" else self.units,
                             up_axis=None if self.up_axis == "FILE" else self.up_axis,
-                            strip_prefix=self.strip_prefix)
+                            strip_prefix=self.strip_prefix, subject=self.subject or None)
         pipeline = PipelineOptions(import_options=imp, grf=bpy.path.abspath(self.grf_filepath) or "auto",
                                    until="import")
         scene = SceneOptions(timing=self.timing, start_frame=self.start_frame, marker_size=self.marker_size,
@@ -130,7 +132,7 @@ class MOCAP_DYNAMICS_OT_import_markers(JobOperator, bpy.types.Operator, ImportHe
     def draw(self, context):
         layout = self.layout
         layout.use_property_split = True
-        for name in ("units", "up_axis", "strip_prefix", "grf_filepath", "timing", "start_frame",
+        for name in ("units", "up_axis", "strip_prefix", "subject", "grf_filepath", "timing", "start_frame",
                      "marker_size", "marker_display"):
             layout.prop(self, name)
 

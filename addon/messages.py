@@ -17,6 +17,7 @@ FIELDS = {
     "import.units": ("mocap_dynamics.import_markers", "units"),
     "import.up_axis": ("mocap_dynamics.import_markers", "up_axis"),
     "import.strip_prefix": ("mocap_dynamics.import_markers", "strip_prefix"),
+    "import.subject": ("mocap_dynamics.import_markers", "subject"),
     "grf": ("mocap_dynamics.import_markers", "grf_filepath"),
     "template": ("mocap_dynamics.build_armature", "template"),
     "mass": ("mocap_dynamics.build_armature", "mass"),

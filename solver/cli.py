@@ -83,6 +83,9 @@ PIPELINE_FLAGS = {
             "stand clearly taller along the other)")}, False),
         ("--keep-prefix", "import.strip_prefix", {"action": "store_false", "help": "keep subject prefixes in marker "
                                                                             "labels"}, False),
+        ("--subject", "import.subject", {"metavar": "NAME", "help": "the subject to read from a file that holds "
+                                                                "several (NAME of NAME:LASI; default: the one with "
+                                                                "most markers)"}, False),
     ),
     "body model": (
         ("--model", "template", {"choices": sorted(TEMPLATES), "help": f"body model template (default: "

@@ -216,8 +216,8 @@ def options_to_dict(options: PipelineOptions) -> dict:
 def options_from_toml(path: str | Path, base: PipelineOptions = PipelineOptions()) -> PipelineOptions:
     """Pipeline options from a TOML file: top-level keys are ``PipelineOptions`` fields
     (e.g. ``until = "dynamics"``, ``mass = 61.5``), an ``[import]`` table holds ``units``, ``up_axis``,
-    ``strip_prefix``, a ``[gap_fill]`` table ``method``, ``max_gap_s`` and the rest of ``GapFillOptions``, a
-    ``[zero_gravity]`` table ``kind``, ``momentum``, ``angle_deg`` and the rest of
+    ``strip_prefix``, ``subject``, a ``[gap_fill]`` table ``method``, ``max_gap_s`` and the rest of
+    ``GapFillOptions``, a ``[zero_gravity]`` table ``kind``, ``momentum``, ``angle_deg`` and the rest of
     ``ZeroGravityOptions``. Relative paths (``static``, ``markerset``, ``grf``, ``opensim_model``) are taken from
     the file's folder."""
     path = Path(path)

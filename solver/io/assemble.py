@@ -1,6 +1,7 @@
 """From what a reader found in a file to a ``Trial``: the steps every marker reader shares.
 
-A reader hands over the raw markers ``(T, M, 3)`` in file units and axes with
+A reader first keeps one subject's markers of a file that holds several (``one_subject``), then hands over
+the raw markers ``(T, M, 3)`` in file units and axes with
 NaN for missing samples; here they are scaled to metres, turned Z up, samples
 that are not finite or lie beyond ``ABSURD_M`` (a corrupt value, never a
 position in a capture volume, whatever the units) and samples at exactly
@@ -17,7 +18,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, option
 from .conventions import ImportOptions, to_z_up
 from .plates import plate_note, plate_samples
 from .plausibility import check_marker_spread
@@ -48,7 +49,7 @@ def assemble_trial(source: str, labels: list[str], markers: np.ndarray, rate: fl
         markers[at_origin] = np.nan
         conversions.append(f"samples: {_count(at_origin.sum(), 'marker sample')} at exactly (0, 0, 0), the usual "
                            "'not seen' value, read as missing")
-    labels = _clean_labels(labels, options.strip_prefix, conversions, warnings)
+    labels = _unprefixed(_unquoted(labels, conversions), options.strip_prefix, conversions, warnings)
     markers, labels, empty = _drop_empty(source, markers, labels, warnings)
     warnings += check_marker_spread(markers, scale)
     trial = Trial(source=source, labels=tuple(labels), markers=markers, rate=float(rate),
@@ -75,13 +76,71 @@ def _drop_corrupt(markers: np.ndarray, labels: list[str], warnings: list[str]) -
                     f"values) and are read as missing: {worst}{' ...' if np.count_nonzero(per_marker) > 5 else ''}")
 
 
-def _clean_labels(labels: list[str], strip_prefix: bool, conversions: list[str], warnings: list[str]) -> list[str]:
+def _unquoted(labels: list[str], conversions: list[str]) -> list[str]:
+    """Labels without surrounding spaces and quotes (some writers quote every name: "r_thigh3"); a name left
+    empty becomes ``markerN``."""
     labels = [label.strip() for label in labels]
     quoted = [len(label) > 2 and label[0] == label[-1] and label[0] in "\"'" for label in labels]
-    if any(quoted):  # some writers quote every name: "r_thigh3"
+    if any(quoted):
         conversions.append(f"labels: removed the quotes around {_count(sum(quoted), 'label')}")
         labels = [label[1:-1].strip() if q else label for label, q in zip(labels, quoted)]
-    labels = [label or f"marker{i + 1}" for i, label in enumerate(labels)]
+    return [label or f"marker{i + 1}" for i, label in enumerate(labels)]
+
+
+def _split(label: str) -> tuple[str, str]:
+    """A label's subject prefix ("" if none) and marker name: ("A", "LASI") of "A:LASI", of "'A:LASI'"."""
+    prefix, _, name = label.strip().strip("\"'").rpartition(":")
+    return prefix.strip(), name
+
+
+def subjects(labels: list[str]) -> list[str]:
+    """The prefixes of the subjects whose marker names another prefix's markers repeat ("A" and "B" of A:LASI
+    and B:LASI, two people captured together), most markers first; a prefix whose names no other repeats (a prop,
+    a lone subject) is none of them."""
+    names = {}
+    for prefix, name in map(_split, labels):
+        if prefix:
+            names.setdefault(prefix, set()).add(name)
+    shared = [p for p in names if any(names[p] & names[other] for other in names if other != p)]
+    return sorted(shared, key=lambda p: -len(names[p]))
+
+
+def one_subject(source: str, labels: list[str], subject: str | None) -> tuple[np.ndarray, list[str], list[str]]:
+    """Which markers (M,) to read from a file that may hold several subjects (``subjects``): ``subject``'s (None:
+    the one with most markers, with a warning naming the others) and those of no subject (props, unlabelled
+    ones); with the conversion and warning lines. A reader calls it before anything looks at the markers (the
+    up axis: two people side by side spread sideways). A ``subject`` that no label's prefix names is an
+    InputError, or a warning if no label has a prefix."""
+    found = subjects(labels)
+    owners = [_split(label)[0] for label in labels]
+    prefixes = list(dict.fromkeys(p for p in owners if p))
+    everything = np.ones(len(labels), dtype=bool)
+    if subject is not None and not prefixes:
+        return everything, [], [f"{option('import.subject', subject)}: no label of {source} carries a subject "
+                                "prefix (as in Subject:LASI), so all its markers were read"]
+    warnings = []
+    if subject is not None:
+        chosen = next((p for p in prefixes if p.lower() == subject.lower()), None)
+        if chosen is None:
+            raise InputError(f"{option('import.subject', subject)} names no subject of {source}, whose labels' "
+                             f"prefixes are {', '.join(prefixes)}", f"give one of {', '.join(prefixes)}")
+    elif len(found) > 1:
+        chosen = found[0]
+        warnings.append(f"{source} holds {len(found)} subjects whose marker names repeat ({', '.join(found)}): "
+                        f"processed {chosen}'s markers; for another, give {option('import.subject', found[1])}")
+    else:
+        return everything, [], []
+    keep = np.array([owner not in found or owner == chosen for owner in owners])
+    if keep.all():
+        return keep, [], warnings
+    dropped = list(dict.fromkeys(owner for owner, k in zip(owners, keep) if not k))
+    return keep, [f"labels: kept subject {chosen}'s {_count(owners.count(chosen), 'marker')}, dropped the "
+                  f"{_count(int((~keep).sum()), 'marker')} of {', '.join(dropped)}"], warnings
+
+
+def _unprefixed(labels: list[str], strip_prefix: bool, conversions: list[str], warnings: list[str]) -> list[str]:
+    """Labels without their subject prefix (unless that would give two markers one name); names still repeated
+    are numbered."""
     if strip_prefix and any(":" in label for label in labels):
         stripped = [label.rsplit(":", 1)[-1] or label for label in labels]
         prefixes = sorted({label.rsplit(":", 1)[0] + ":" for label in labels if ":" in label})

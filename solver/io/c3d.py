@@ -48,7 +48,7 @@ import ezc3d
 import numpy as np
 
 from ..errors import InputError
-from .assemble import assemble_trial
+from .assemble import assemble_trial, one_subject
 from .atomic import atomic_path
 from .c3d_layout import check_c3d
 from .c3d_layout import plate_problem as plate_problem_of
@@ -77,13 +77,16 @@ def read_c3d(path: Path, options: ImportOptions) -> Trial:
     markers[flagged] = np.nan
     labels, markers, flagged, outputs_note = _without_model_outputs(point, _labels(point, n_markers), markers,
                                                                     flagged, source)
+    keep, subject_notes, warnings = one_subject(source, labels, options.subject)
+    labels, markers, flagged = [label for label, k in zip(labels, keep) if k], markers[:, keep], flagged[:, keep]
     units = _value(point, "UNITS", None)
     scale, units_note = length_scale(units, options.units, "POINT:UNITS", source)
     screen = str(_value(point, "Y_SCREEN", "")).strip()
     axis = screen.upper().lstrip("+")
-    up_axis, axes_note, warnings = resolve_up_axis(options.up_axis, axis if axis in ("Y", "Z") else None,
-                                                   f"POINT:Y_SCREEN {screen!r}", markers)
-    conversions = [units_note, axes_note] + ([outputs_note] if outputs_note else [])
+    up_axis, axes_note, doubts = resolve_up_axis(options.up_axis, axis if axis in ("Y", "Z") else None,
+                                                 f"POINT:Y_SCREEN {screen!r}", markers)
+    warnings += doubts
+    conversions = [units_note, axes_note] + ([outputs_note] if outputs_note else []) + subject_notes
     if flagged.any():
         conversions.append(f"samples: {flagged.sum()} marker samples flagged invalid by the capture system "
                            "(negative residual) read as missing")

@@ -45,12 +45,14 @@ class ImportOptions:
 
     ``units`` overrides the file's length unit ("m", "cm" or "mm"); ``up_axis``
     says which file axis points up ("Y" or "Z"); ``strip_prefix`` turns
-    ``Subject:LFHD`` into ``LFHD``.
+    ``Subject:LFHD`` into ``LFHD``; ``subject`` names the one whose markers to read from a file that holds
+    several (``A`` of ``A:LASI`` and ``B:LASI``; None: the one with most markers, with a warning).
     """
 
     units: str | None = None
     up_axis: str | None = None
     strip_prefix: bool = True
+    subject: str | None = None
 
     def __post_init__(self):
         if self.units is not None and self.units not in UNIT_OVERRIDES:
@@ -60,6 +62,8 @@ class ImportOptions:
             raise InputError(f"Unknown up axis override {option('import.up_axis', self.up_axis)}", "use Y or Z")
         if self.up_axis is not None:
             object.__setattr__(self, "up_axis", self.up_axis.upper())
+        if self.subject is not None:  # "A:" as written before a label, "" as an empty field: none
+            object.__setattr__(self, "subject", str(self.subject).strip().rstrip(":").strip() or None)
 
 
 def length_scale(found: str | None, override: str | None, where: str, source: str) -> tuple[float, str]:

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from .assemble import assemble_trial
+from .assemble import assemble_trial, one_subject
 from .atomic import write_text
 from .conventions import LENGTH_UNITS, UNIT_OVERRIDES, UP_AXES, ImportOptions, from_z_up, length_scale, \
     resolve_up_axis
@@ -51,12 +51,16 @@ def read_trc(path: Path, options: ImportOptions) -> Trial:
         raise InputError(f"{source}: the header says NumFrames={n_frames} but the file has {len(values)} data rows",
                          "fix NumFrames or the data rows (was the file cut short?)")
     times, rounded = increasing_times(values[:, 1], numbers, source, rate if rate > 0 else None)
-    markers = values[:, 2:].reshape(len(values), n_markers, 3)
+    keep, subject_notes, warnings = one_subject(source, names, options.subject)
+    markers = values[:, 2:].reshape(len(values), n_markers, 3)[:, keep]
+    names = [name for name, k in zip(names, keep) if k]
     scale, units_note = length_scale(header["Units"], options.units, "the header's Units", source)
-    up_axis, axes_note, warnings = resolve_up_axis(options.up_axis, "Y", "the OpenSim TRC convention", markers)
+    up_axis, axes_note, doubts = resolve_up_axis(options.up_axis, "Y", "the OpenSim TRC convention", markers)
+    warnings += doubts
     rate = _rate(times, rate, source, warnings)
     return assemble_trial(source, names, markers, rate, float(times[0]), scale=scale, up_axis=up_axis,
-                          options=options, conversions=[units_note, axes_note, *rounded, *notes], warnings=warnings,
+                          options=options, conversions=[units_note, axes_note, *rounded, *notes, *subject_notes],
+                          warnings=warnings,
                           metadata={"format": "trc", "file_units": header["Units"], "file_up_axis": up_axis})
 
 

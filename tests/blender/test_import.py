@@ -136,6 +136,26 @@ def test_metadata_on_the_collection(scene, shared_data):
     assert any("mm" in c for c in trial["conversions"]), "the unit conversion is recorded"
 
 
+def test_one_subject_of_a_file_with_two(scene, solver, shared_data, tmp_path):
+    """Two people captured together (A:LFHD ... and B:LFHD ...): the Subject field picks one; a name the file
+    does not hold is one error naming the field, and nothing is built."""
+    from dataclasses import replace
+
+    one = solver.io.load_trial(shared_data / "cmu_dribble_shoot_basketball.c3d")
+    labels = tuple(f"A:{x}" for x in one.labels) + tuple(f"B:{x}" for x in one.labels)
+    both = replace(one, markers=np.concatenate([one.markers, one.markers + (0.0, 2.0, 0.0)], axis=1), labels=labels)
+    solver.io.write_c3d(both, tmp_path / "two.c3d")
+    objects = marker_objects(import_file(tmp_path / "two.c3d", subject="B"))
+    assert list(objects) == list(one.labels)
+    np.testing.assert_allclose(world_positions([objects[x] for x in one.labels], 1), one.markers[0] + (0, 2, 0),
+                               atol=2e-6)
+    before = (len(bpy.data.objects), len(bpy.data.collections), len(bpy.data.actions))
+    with pytest.raises(RuntimeError, match='"Subject" set to C names no subject of two.c3d, whose labels\' '
+                                           'prefixes are A, B. Give one of A, B'):
+        bpy.ops.mocap_dynamics.import_markers(filepath=str(tmp_path / "two.c3d"), subject="C")
+    assert (len(bpy.data.objects), len(bpy.data.collections), len(bpy.data.actions)) == before
+
+
 def test_bad_file_reports_and_leaves_no_trace(scene, tmp_path):
     bad = tmp_path / "broken.c3d"
     bad.write_bytes(b"this is not a c3d file at all" * 10)
