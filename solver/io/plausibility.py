@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError, option
-from .conventions import LENGTH_UNITS, UNIT_OVERRIDES
+from .conventions import LENGTH_UNITS, UNIT_OVERRIDES, frame_extents
 from .trial import ForcePlate
 
 #: Extent of a person's markers [m] (median over frames of the largest extent along an axis): typical, and
@@ -50,10 +50,7 @@ def check_marker_spread(markers: np.ndarray, scale: float) -> list[str]:
     frames = np.flatnonzero(present.sum(axis=1) >= SPAN_MARKERS)
     if frames.size == 0:
         return []
-    frames = frames[::max(1, frames.size // 500)]
-    with np.errstate(invalid="ignore"):
-        extent = np.nanmax(markers[frames], axis=1) - np.nanmin(markers[frames], axis=1)
-    span = float(np.median(extent.max(axis=1)))
+    span = float(np.median(frame_extents(markers[frames[::max(1, frames.size // 500)]]).max(axis=1)))
     if SPAN_RANGE_M[0] <= span <= SPAN_RANGE_M[1]:
         return []
     unit = fitting_unit(scale, span, BODY_SPAN_M)
