@@ -61,7 +61,8 @@ class PlateMass:
         if self.of:
             return (f"force plates (m(a_CM + g) = F over {self.seconds:.2f} s of full support, the longest of "
                     f"{self.of} runs; together they disagree by {100 * self.spread:.1f} %)")
-        return (f"force plates (m(a_CM + g) = F over {self.seconds:.2f} s of full support in {self.runs} runs, "
+        return (f"force plates (m(a_CM + g) = F over {self.seconds:.2f} s of full support in {self.runs} "
+                f"run{'' if self.runs == 1 else 's'}, "
                 f"residual {100 * self.spread:.1f} %)")
 
 
