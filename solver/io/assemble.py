@@ -76,20 +76,25 @@ def _drop_corrupt(markers: np.ndarray, labels: list[str], warnings: list[str]) -
                     f"values) and are read as missing: {worst}{' ...' if np.count_nonzero(per_marker) > 5 else ''}")
 
 
+def _unquote(label: str) -> str:
+    """A label without surrounding spaces and quotes (some writers quote every name: "r_thigh3")."""
+    label = label.strip()
+    return label[1:-1].strip() if len(label) > 2 and label[0] == label[-1] and label[0] in "\"'" else label
+
+
 def _unquoted(labels: list[str], conversions: list[str]) -> list[str]:
-    """Labels without surrounding spaces and quotes (some writers quote every name: "r_thigh3"); a name left
-    empty becomes ``markerN``."""
+    """Labels ``_unquote``d, the quotes' removal said; a name left empty becomes ``markerN``."""
     labels = [label.strip() for label in labels]
-    quoted = [len(label) > 2 and label[0] == label[-1] and label[0] in "\"'" for label in labels]
-    if any(quoted):
-        conversions.append(f"labels: removed the quotes around {_count(sum(quoted), 'label')}")
-        labels = [label[1:-1].strip() if q else label for label, q in zip(labels, quoted)]
-    return [label or f"marker{i + 1}" for i, label in enumerate(labels)]
+    unquoted = [_unquote(label) for label in labels]
+    quoted = sum(before != after for before, after in zip(labels, unquoted))
+    if quoted:
+        conversions.append(f"labels: removed the quotes around {_count(quoted, 'label')}")
+    return [label or f"marker{i + 1}" for i, label in enumerate(unquoted)]
 
 
 def _split(label: str) -> tuple[str, str]:
     """A label's subject prefix ("" if none) and marker name: ("A", "LASI") of "A:LASI", of "'A:LASI'"."""
-    prefix, _, name = label.strip().strip("\"'").rpartition(":")
+    prefix, _, name = _unquote(label).rpartition(":")
     return prefix.strip(), name
 
 
