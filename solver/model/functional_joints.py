@@ -3,7 +3,7 @@
 A marker group has a *frame* per frame of the trial when it has at least three
 points: its rigid pose is the least-squares fit of its reference shape
 (``cluster_shape``, a generalized Procrustes mean) to the points present
-(``rotations.fit_rigid``). Three estimators, all linear least squares over
+(``rotations.fit_rigid``). Two estimators, both linear least squares over
 every frame at once:
 
 - ``sphere_fit``: points of the child expressed in the parent frame, each on
@@ -14,9 +14,9 @@ every frame at once:
   one or two markers.
 - ``score``: SCoRE (Ehrig et al. 2006, J Biomech 39:2798): the point fixed in
   both frames, ``min Σₜ |R₁ₜ c₁ + t₁ₜ - R₂ₜ c₂ - t₂ₜ|²``.
-- ``sara``: SARA (Ehrig et al. 2007, J Biomech 40:2150): the same system; for
-  a hinge its right singular vector of the smallest singular value is the
-  axis, in both frames.
+  Its ``axis`` and ``child_axis`` are SARA's (Ehrig et al. 2007, J Biomech
+  40:2150): for a hinge, the system's right singular vector of the smallest
+  singular value is the axis, in both frames.
 
 A joint that moved little about one axis (a hinge, or a ball joint used like
 one) leaves the centre poorly determined along that axis. The solves are
@@ -175,7 +175,7 @@ def _score_system(parent: Frames, child: Frames) -> tuple[np.ndarray, np.ndarray
 
 
 def score(parent: Frames, child: Frames, damping: float = DAMPING) -> JointFit | None:
-    """SCoRE: the point fixed in both frames; its ``axis``/``child_axis`` are SARA's (``sara``). None with
+    """SCoRE: the point fixed in both frames; its ``axis``/``child_axis`` are SARA's. None with
     fewer than ``MIN_SAMPLES`` frames where both groups have a pose."""
     a, b = _score_system(parent, child)
     if len(a) < 3 * MIN_SAMPLES:
@@ -204,13 +204,6 @@ def turned(parent: Frames, child: Frames) -> float:
     cos = (np.einsum("ji,tji->t", rel[0], rel) - 1) / 2
     return float(np.degrees(np.percentile(np.arccos(np.clip(cos, -1, 1)), 95)))
 
-
-def sara(parent: Frames, child: Frames) -> tuple[np.ndarray, np.ndarray]:
-    """SARA's axis of rotation: unit vectors in the parent and the child frame, the right singular vector of
-    SCoRE's system with the smallest singular value (Ehrig et al. 2007)."""
-    a, _ = _score_system(parent, child)
-    v = np.linalg.svd(a, full_matrices=False)[2][-1]
-    return _unit(v[:3]), _unit(v[3:])
 
 
 def _unit(v: np.ndarray) -> np.ndarray:

@@ -63,14 +63,6 @@ class RigidClusters:
     threshold: float
     unused: tuple[int, ...] = ()
 
-    def internal_spread(self, k: int) -> float:
-        """Mean distance spread [m] within cluster ``k`` (0 for a single marker)."""
-        idx = np.asarray(self.members[k])
-        if len(idx) < 2:
-            return 0.0
-        block = self.spread[np.ix_(idx, idx)][np.triu_indices(len(idx), 1)]
-        return float(np.nanmean(block)) if not np.isnan(block).all() else float("nan")
-
 
 def distance_spread(markers: np.ndarray, min_frames: int = MIN_FRAMES) -> np.ndarray:
     """``σᵢⱼ`` ``(M, M)`` [m] over the frames where both markers are seen; NaN below ``min_frames``."""

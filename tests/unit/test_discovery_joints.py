@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from mocap_dynamics.solver.model.functional_joints import fit_in_parent, rigid_frames, sara, score, sphere_fit
+from mocap_dynamics.solver.model.functional_joints import fit_in_parent, rigid_frames, score, sphere_fit
 
 FRAMES = 400
 PARENT = np.array([[0.05, 0.0, 0.10], [-0.05, 0.02, 0.15], [0.0, -0.05, 0.20], [0.03, 0.04, 0.05]])
@@ -80,15 +80,14 @@ def test_score_damping_zero_is_the_papers_least_squares():
     assert np.nanmedian(np.linalg.norm(undamped.world - damped.world, axis=1)) < 0.002
 
 
-def test_sara_finds_a_hinge_axis_and_the_centre_lies_on_it():
+def test_scores_sara_axis_finds_a_hinge_and_the_centre_lies_on_it():
     parent, child, centre, parent_rot = linkage("hinge")
     parent_frames, child_frames = rigid_frames(parent), rigid_frames(child)
-    axis_parent, _ = sara(parent_frames, child_frames)
-    world_axis = np.einsum("tij,j->ti", parent_frames.rot, axis_parent)
+    fit = score(parent_frames, child_frames)
+    world_axis = np.einsum("tij,j->ti", parent_frames.rot, fit.axis)
     true_axis = parent_rot.apply(AXIS)
     angle = np.degrees(np.arccos(np.clip(np.abs(np.sum(world_axis * true_axis, axis=1)), 0, 1)))
     assert np.nanmedian(angle) < 2.0
-    fit = score(parent_frames, child_frames)
     assert fit.hinge
     assert np.nanmedian(distance_to_line(fit.world, centre, true_axis)) < 0.003
 
