@@ -107,6 +107,8 @@ def summary(report: Report) -> str:
                 + "".join(f"; {segment} scaled to {body}'s mass" for segment, body in inertia["scaled"].items())
                 + (f"; the inertia table's: {', '.join(inertia['kept'])}" if inertia["kept"] else "")
                 + (f"; bodies not used: {', '.join(inertia['unused_bodies'])}" if inertia["unused_bodies"] else ""))
+        if model.get("ignored_markers"):
+            lines.append(unused_markers_line(model["ignored_markers"]))
         lines += [f"  warning: {w}" for w in model["warnings"]]
     filled = report.get("gap_fill")
     if filled:
@@ -188,6 +190,16 @@ def joint_moments_text(plates: dict) -> str | None:
                      f"{name} {' '.join(f'{v} ({k})' for k, v in r.items())}" for name, r in sides.items())
     return (f"joint moments, estimate vs plates ({where}): mean r {figure(figures.get('mean_r'), '.2f')}, RMSE "
             f"{figure(figures.get('mean_rmse_nm_per_kg'), '.2f')} N·m/kg; r (left / right) {each}")
+
+
+def unused_markers_line(ignored: dict[str, str]) -> str:
+    """One line naming the markers the model does not use, grouped by why (``model.ignored_markers``)."""
+    by_reason: dict[str, list[str]] = {}
+    for label, why in ignored.items():
+        by_reason.setdefault(why, []).append(label)
+    return (f"  markers not used ({len(ignored)}): " + "; ".join(f"{', '.join(labels)} ({why})"
+                                                              for why, labels in by_reason.items())
+            + "; to place one on a segment: --markerset FILE.toml, or the Marker Mapping panel")
 
 
 def filter_text(derivatives: dict) -> str:

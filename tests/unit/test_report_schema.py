@@ -81,3 +81,14 @@ def test_the_filter_is_told_in_a_few_words_for_the_sidebar(report):
     assert filter_text({"cutoff_hz": 16.5, "steady_cutoff_hz": 8.0, "settling_cutoff_hz": 6.0}) == \
         "low-pass 16.5 Hz at touch-downs, 6 Hz after hard landings, 8 Hz elsewhere"
     assert filter_text({"derivatives": "central differences"}) == "no filter"
+
+
+def test_the_markers_not_used_are_named_with_why(report):
+    """A headless user reads in the text which markers the model leaves out, grouped by reason (the Blender
+    panel shows them per row); a trial using every marker has no such line."""
+    assert "markers not used" not in summary({**report, "model": {**report["model"], "ignored_markers": {}}})
+    ignored = {"P1": "not a marker name the vocabulary knows", "P2": "not a marker name the vocabulary knows",
+               "LPAT": "the patella slides over the knee"}
+    text = summary({**report, "model": {**report["model"], "ignored_markers": ignored}})
+    assert ("markers not used (3): P1, P2 (not a marker name the vocabulary knows); LPAT (the patella slides over "
+            "the knee); to place one on a segment: --markerset FILE.toml") in text
