@@ -268,9 +268,13 @@ def _contact_lines(contact: ContactSummary) -> list[str]:
                          f"{figure(alone['rmse_horizontal_bw_percent'], '.1f')} % BW")
         for foot, figures in plates.get("feet", {}).items():
             cop = figures["cop_error_single_support_cm"]
+            onset, offset = figures["onset_error_mean_abs_s"], figures["offset_error_mean_abs_s"]
             lines.append(f"    {foot}: vertical RMSE {figure(figures['rmse_vertical_bw_percent'], '.1f')} % BW, "
-                         f"r = {figure(figures['correlation_vertical'], '.2f')}"
-                         + ("" if cop is None else f"; COP error {cop:.1f} cm in single support"))
+                         f"r = {figure(figures['correlation_vertical'], '.2f')}; horizontal RMSE "
+                         f"{figure(figures['rmse_horizontal_bw_percent'], '.1f')} % BW"
+                         + ("" if cop is None else f"; COP error {cop:.1f} cm in single support")
+                         + ("" if onset is None or offset is None else
+                            f"; onsets / offsets {1000 * onset:.0f} / {1000 * offset:.0f} ms off on average"))
         if (text := joint_moments_text(plates)) is not None:
             lines.append(f"    {text}")
     if plates:

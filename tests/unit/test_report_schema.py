@@ -92,3 +92,16 @@ def test_the_markers_not_used_are_named_with_why(report):
     text = summary({**report, "model": {**report["model"], "ignored_markers": ignored}})
     assert ("markers not used (3): P1, P2 (not a marker name the vocabulary knows); LPAT (the patella slides over "
             "the knee); to place one on a segment: --markerset FILE.toml") in text
+
+
+def test_each_foot_reads_against_its_plates_as_the_issue_asks(report):
+    """Per foot, the text gives what report.json has: vertical RMSE and r, horizontal RMSE, the COP error in
+    single support, and how far the estimated onsets and offsets of load fall from the plates'."""
+    text = summary(report)
+    feet = report["contact"]["plates"]["feet"]
+    assert feet
+    for foot, figures in feet.items():
+        line = next(line for line in text.splitlines() if line.strip().startswith(f"{foot}: vertical RMSE"))
+        assert f"horizontal RMSE {figures['rmse_horizontal_bw_percent']:.1f} % BW" in line, line
+        assert (f"onsets / offsets {1000 * figures['onset_error_mean_abs_s']:.0f} / "
+                f"{1000 * figures['offset_error_mean_abs_s']:.0f} ms off on average") in line, line
