@@ -78,9 +78,10 @@ COLUMNS = ("trial", "status", "message", "warnings", "input", "frames", "mass_kg
            "converged_percent", "cutoff_hz", "root_force_no_contact_percent_bw", "root_force_with_plates_percent_bw",
            "root_force_with_plates_and_estimate_percent_bw", "torques_with", "surfaces", "floor_tilt_deg",
            "explained_force_percent", "root_force_with_contact_percent_bw", "flight_root_force_percent_bw",
-           "plate_rmse_vertical_percent_bw", "plate_correlation_vertical", "plate_rmse_horizontal_percent_bw",
-           "plate_cop_error_single_support_cm", "plate_moments_mean_r", "plate_moments_mean_rmse_nm_per_kg",
-           "import_s", "calibrate_s", "reconstruct_s", "dynamics_s", "contact_s", "pipeline_s")
+           "explained_force_in_reach_percent", "plate_rmse_vertical_percent_bw", "plate_correlation_vertical",
+           "plate_rmse_horizontal_percent_bw", "plate_cop_error_single_support_cm", "plate_moments_mean_r",
+           "plate_moments_mean_rmse_nm_per_kg", "import_s", "calibrate_s", "reconstruct_s", "dynamics_s",
+           "contact_s", "pipeline_s")
 
 
 @dataclass(frozen=True)
@@ -364,6 +365,7 @@ def report_figures(report: Report) -> dict:
 
     without = get("dynamics", "without_external_forces", "root_force_mean_percent_bw")
     explained = get("contact", "explained_force")
+    in_reach = get("contact", "flight", "explained_force_in_reach")
     rms = get("reconstruction", "marker_rms_m")
     timings = report.get("timings_s", {})
     source, surfaces = get("model", "mass_source"), get("contact", "surfaces")
@@ -384,6 +386,7 @@ def report_figures(report: Report) -> dict:
             "explained_force_percent": None if explained is None else 100.0 * explained,
             "root_force_with_contact_percent_bw": None if None in (without, explained) else without * (1 - explained),
             "flight_root_force_percent_bw": get("contact", "flight", "root_force_rms_percent_bw"),
+            "explained_force_in_reach_percent": None if in_reach is None else 100.0 * in_reach,
             "plate_rmse_vertical_percent_bw": get("contact", "plates", "rmse_vertical_bw_percent"),
             "plate_correlation_vertical": get("contact", "plates", "correlation_vertical"),
             "plate_rmse_horizontal_percent_bw": get("contact", "plates", "rmse_horizontal_bw_percent"),

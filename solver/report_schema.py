@@ -236,11 +236,13 @@ class PlateComparisonSummary(TypedDict, total=False):
 
 class FlightSummary(TypedDict):
     """``contact.flight.Flight.summary()``: the frames with no body point near a surface and the root force the
-    motion needs in them (zero for exact kinematics)."""
+    motion needs in them (zero for exact kinematics); with ``Contact.summary``'s share of the root force explained
+    over the frames in which some body point is within reach (where contact can act)."""
 
     seconds: float
     frames: int
     root_force_rms_percent_bw: float
+    explained_force_in_reach: float
 
 
 class ContactSummary(TypedDict, total=False):

@@ -40,11 +40,13 @@ WARN_ABOVE = 0.15
 @dataclass(frozen=True)
 class Flight:
     """The frames (T,) in which no body point is within reach of a surface (``EDGE`` from any that is), their total
-    time [s], and the root force the motion needs in them, RMS [fraction of body weight]."""
+    time [s], the root force the motion needs in them, RMS [fraction of body weight], and the frames (T,) in which
+    some body point is within reach (``in_reach``: where contact can act at all)."""
 
     frames: np.ndarray
     seconds: float
     root_force_rms_bw: float
+    in_reach: np.ndarray
 
     @property
     def warning(self) -> str | None:
@@ -72,9 +74,10 @@ def flight(activation: np.ndarray, root_force: np.ndarray, times: np.ndarray, we
     posed = np.isfinite(root_force).all(axis=1) & np.isfinite(activation).all(axis=1)
     step = float(np.median(np.diff(times))) if len(times) > 1 else 0.0
     edge = int(round(EDGE / step)) if step > 0 else 0
-    frames = binary_erosion(posed & (activation <= least).all(axis=1), np.ones(2 * edge + 1, bool), border_value=0)
+    airborne = (activation <= least).all(axis=1)
+    frames = binary_erosion(posed & airborne, np.ones(2 * edge + 1, bool), border_value=0)
     seconds = step * int(np.count_nonzero(frames))
     if not seconds >= MIN_FLIGHT or not weight > 0:
         return None
     rms = float(np.sqrt(np.mean(np.sum(root_force[frames] ** 2, axis=1))))
-    return Flight(frames, seconds, rms / weight)
+    return Flight(frames, seconds, rms / weight, posed & ~airborne)

@@ -254,8 +254,10 @@ class Contact:
                "explained_force": self.explained_force, "explained_torque": self.explained_torque}
         if self.ground_velocity.any():
             out.update(floor_velocity_m_s=self.ground_velocity.tolist())
-        if self.flight is not None:
-            out.update(flight=self.flight.summary())
+        if self.flight is not None:  # what contact leaves unexplained where it can act, and in flight
+            reach = self.flight.in_reach
+            out.update(flight={**self.flight.summary(), "explained_force_in_reach": _explained(
+                self.root_wrench[reach, :3], self.root_wrench_without[reach, :3])})
         if self.surfaces:
             out.update(floor_height_m=out["surfaces"][0]["height_m"], floor_tilt_deg=self.plane_angle,
                        plane_normal=self.plane.normal.tolist(), plane_offset_m=self.plane.offset,

@@ -33,6 +33,7 @@ E = int(round(EDGE * 100))  # frames left out at each end of a flight at 100 Hz
 def test_exact_kinematics_need_no_root_force_in_flight():
     found = flight(*trial(slice(30, 60), np.zeros(3)), WEIGHT, LEAST)
     assert np.flatnonzero(found.frames).tolist() == list(range(30 + E, 60 - E))
+    assert np.flatnonzero(~found.in_reach).tolist() == list(range(30, 60))  # the edges are in flight, not in reach
     assert found.seconds == pytest.approx(0.3 - 2 * E / 100)
     assert found.root_force_rms_bw == 0.0 and found.warning is None
 
@@ -93,14 +94,23 @@ def test_a_drop_jump_flies_where_its_plates_see_nothing_and_needs_little_there(d
     assert report["contact"]["flight"]["frames"] == int(np.count_nonzero(found.frames))
     assert f"in flight {found.seconds:.2f} s" in summary(report)
     assert report_figures(report)["flight_root_force_percent_bw"] == pytest.approx(100 * found.root_force_rms_bw)
+    in_reach = report["contact"]["flight"]["explained_force_in_reach"]
+    assert report_figures(report)["explained_force_in_reach_percent"] == pytest.approx(100 * in_reach)
+    assert f"the contact explains {100 * in_reach:.0f} % of the root force in the frames with a body point" \
+        in summary(report)
 
 
-def test_the_sprint_is_flagged(shared_data):
-    """At 9 m/s the markers' motion needs about half the body weight in flight (47 % BW): the contact warns (its
-    forces from motion alone miss the plates by 25.9 % BW and explain 74 % of the root force)."""
+def test_the_sprint_is_flagged_and_its_unexplained_root_force_lies_in_flight(shared_data):
+    """At 9 m/s the markers' motion needs a third of the body weight and more in flight (36.5 % BW RMS on
+    2026-12-07): the contact warns (its forces from motion alone miss the plates by 24.1 % BW). It explains 75 %
+    of the root force over the whole trial, 87 % over the frames in which a body point is within reach of the
+    floor: 56 % of what it leaves lies in the other 41 % of the frames, where no contact can act."""
     contact = run(shared_data / "sprint_forceplates_JA1Gait35.c3d", PipelineOptions(until="contact")).contact
     assert contact.flight.root_force_rms_bw > 0.3
     assert any(w.startswith("in flight") and "check them against force plates" in w for w in contact.warnings)
+    in_reach = contact.summary()["flight"]["explained_force_in_reach"]
+    assert contact.explained_force < 0.8 and in_reach > contact.explained_force + 0.1
+    assert 0.3 < np.mean(~contact.flight.in_reach) < 0.5
 
 
 def test_a_walk_never_flies(tmp_path):
