@@ -253,6 +253,9 @@ class MOCAP_DYNAMICS_PT_contact(_SubStep, bpy.types.Panel):
         if (flown := contact.get("flight")) is not None:
             box.label(text=f"In flight {flown['seconds']:.2f} s: root force {flown['root_force_rms_percent_bw']:.0f} "
                            "% BW RMS (0 if exact)")
+            if "explained_force_in_reach" in flown:  # not in the figures a .blend saved before 2026-12-07 keeps
+                box.label(text=f"Root force explained near a surface: "
+                               f"{figure(flown['explained_force_in_reach'], '.0f', 100)} %")
         if "resting_height_m" in contact:
             box.label(text=f"Resting height {100 * contact['resting_height_m']:.1f} cm; stiffness "
                            f"{contact['stiffness']:.1f}, damping {contact['normal_damping']:.1f} / "

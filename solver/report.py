@@ -245,8 +245,8 @@ def _contact_lines(contact: ContactSummary) -> list[str]:
     if (flown := contact.get("flight")) is not None:
         lines.append(f"    in flight {flown['seconds']:.2f} s (no body point near a surface): root force "
                      f"{flown['root_force_rms_percent_bw']:.1f} % BW RMS there, zero for exact kinematics; the "
-                     f"contact explains {figure(flown['explained_force_in_reach'], '.0f', 100)} % of the root force "
-                     "in the frames with a body point near a surface")
+                     f"contact explains {figure(flown.get('explained_force_in_reach'), '.0f', 100)} % of the root "
+                     "force in the frames with a body point near a surface")
     plates = contact.get("plates")
     if plates and plates["frames_compared"] == 0:
         lines.append(f"  estimated vs plates: no frame to compare (of {plates['frames']}, none has a pose with every "
