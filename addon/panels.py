@@ -169,6 +169,9 @@ def _marker_details(box, row, model: dict) -> None:
                        + (f" ({', '.join(in_model['landmarks'])})" if in_model.get("landmarks") else ""))
     elif row.label in model.get("ignored_markers", {}):
         col.label(text=f"Not in the model: {model['ignored_markers'][row.label]}")
+        if (moving := model.get("markers_moving_with", {}).get(row.label)) is not None:
+            col.label(text=f"Moves rigidly with the {moving['segment']} ({1000 * moving['spread_m']:.0f} mm spread)",
+                      icon="INFO")
 
 
 class MOCAP_DYNAMICS_PT_reconstruct(_SubStep, bpy.types.Panel):

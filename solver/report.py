@@ -108,7 +108,7 @@ def summary(report: Report) -> str:
                 + (f"; the inertia table's: {', '.join(inertia['kept'])}" if inertia["kept"] else "")
                 + (f"; bodies not used: {', '.join(inertia['unused_bodies'])}" if inertia["unused_bodies"] else ""))
         if model.get("ignored_markers"):
-            lines.append(unused_markers_line(model["ignored_markers"]))
+            lines.append(unused_markers_line(model["ignored_markers"], model.get("markers_moving_with", {})))
         lines += [f"  warning: {w}" for w in model["warnings"]]
     filled = report.get("gap_fill")
     if filled:
@@ -192,14 +192,27 @@ def joint_moments_text(plates: dict) -> str | None:
             f"{figure(figures.get('mean_rmse_nm_per_kg'), '.2f')} N·m/kg; r (left / right) {each}")
 
 
-def unused_markers_line(ignored: dict[str, str]) -> str:
-    """One line naming the markers the model does not use, grouped by why (``model.ignored_markers``)."""
+def unused_markers_line(ignored: dict[str, str], moving: dict[str, dict]) -> str:
+    """One line naming the markers the model does not use, grouped by why (``model.ignored_markers``), and the
+    segment those without a name move with (``model.markers_moving_with``, ``model.unplaced_markers``)."""
     by_reason: dict[str, list[str]] = {}
     for label, why in ignored.items():
         by_reason.setdefault(why, []).append(label)
+    by_segment: dict[str, list[str]] = {}
+    for label, found in moving.items():
+        by_segment.setdefault(found["segment"], []).append(label)
+    hint = "; ".join(f"{', '.join(labels)} with the {segment} ({_span([moving[x]['spread_m'] for x in labels])} mm)"
+                     for segment, labels in by_segment.items())
     return (f"  markers not used ({len(ignored)}): " + "; ".join(f"{', '.join(labels)} ({why})"
                                                               for why, labels in by_reason.items())
-            + "; to place one on a segment: --markerset FILE.toml, or the Marker Mapping panel")
+            + (f". Moving rigidly with a segment (their distances' spread): {hint}" if hint else "")
+            + ". To place one on a segment: --markerset FILE.toml, or the Marker Mapping panel")
+
+
+def _span(values_m: list[float]) -> str:
+    """Millimetres, as "3" or "3-4"."""
+    low, high = f"{1000 * min(values_m):.0f}", f"{1000 * max(values_m):.0f}"
+    return low if low == high else f"{low}-{high}"
 
 
 def filter_text(derivatives: dict) -> str:

@@ -65,6 +65,7 @@ class ModelSummary(TypedDict):
     initial_marker_rms_m: float
     markers: dict[str, dict[str, Any]]  # label -> segment, landmarks
     ignored_markers: dict[str, str]  # label -> why
+    markers_moving_with: dict[str, dict[str, Any]]  # unnamed ignored label -> segment, spread_m (a hint)
     notes: list[str]
     warnings: list[str]
     inertia_from_opensim_model: dict[str, Any] | None

@@ -227,6 +227,8 @@ class BodyModel:
             "initial_marker_rms_m": cal.initial_marker_rms,
             "markers": cal.markers,
             "ignored_markers": cal.ignored,
+            "markers_moving_with": {label: {"segment": segment, "spread_m": spread}
+                                    for label, (segment, spread) in cal.moving_with.items()},
             "notes": list(cal.notes),
             "warnings": list(cal.warnings),
             "inertia_from_opensim_model": self.metadata.get("opensim_inertia"),

@@ -67,6 +67,7 @@ from .level_head import HEADS
 from . import vocabulary
 from .markersets import LANDMARKS, MarkerSet, get_markerset, normalize
 from .points import Frames, Points, local_point, segment_frames
+from .unplaced_markers import unplaced_hints
 from .templates import (ANATOMY, ANATOMY_BY_NAME, HAT_MEMBERS, SIDES, Anatomy, Template, arm_members, get_template,
                         with_hanging_arms, with_hat)
 
@@ -86,8 +87,9 @@ class Calibration:
     foot: heel to toe marker); ``movement_lengths`` those measured on the movement trial when a static was used;
     residuals [m] are RMS distances of markers from their segment's per-frame rigid fit on the movement
     trial; ``markers``: label -> what it is (``meaning``), the model ``segment`` it rides on (None: a
-    landmark only) and the ``landmarks`` it gives; ``ignored``: label -> why it is not used; ``initial_q`` is
-    the pose at ``initial_frame`` of the movement trial, RMS marker error ``initial_marker_rms`` [m]."""
+    landmark only) and the ``landmarks`` it gives; ``ignored``: label -> why it is not used; ``moving_with``: the
+    segment each unnamed one of those moves with (``unplaced_markers``); ``initial_q`` is the pose at
+    ``initial_frame`` of the movement trial, RMS marker error ``initial_marker_rms`` [m]."""
 
     template: str
     table: str
@@ -111,6 +113,7 @@ class Calibration:
     warnings: tuple = ()
     markers: dict = field(default_factory=dict)
     ignored: dict = field(default_factory=dict)
+    moving_with: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return {f: getattr(self, f) for f in self.__dataclass_fields__}
@@ -484,6 +487,7 @@ def calibrate(trial: Trial, template: str = "full15", mass: float | None = None,
     segment_residuals, marker_residuals = fit_residuals(model, fit)
     t0, q0, rms0, pose_warnings = initial_pose(model, fit, trial)
     markers, ignored = marker_report(model, trial, mset, (cal, movement), unplaced, upper, hanging)
+    moving = unplaced_hints(model, trial, ignored)
     notes, note_warnings = marker_notes(ignored, welded, held, marker_residuals, upper, hanging)
     report = Calibration(
         template=tmpl.name, table=table, sex=sex, markerset=mset.name, mass=body_mass, mass_source=mass_source,
@@ -492,5 +496,6 @@ def calibrate(trial: Trial, template: str = "full15", mass: float | None = None,
         held=held,
         segment_residuals=segment_residuals, marker_residuals=marker_residuals, initial_frame=t0,
         initial_q=tuple(float(v) for v in q0), initial_marker_rms=rms0, notes=notes,
-        warnings=warnings + tuple(cal.estimates) + pose_warnings + note_warnings, markers=markers, ignored=ignored)
+        warnings=warnings + tuple(cal.estimates) + pose_warnings + note_warnings, markers=markers, ignored=ignored,
+        moving_with=moving)
     return replace(model, metadata={**model.metadata, "calibration": report})

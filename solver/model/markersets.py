@@ -50,6 +50,10 @@ LANDMARKS = frozenset(
 MIN_MATCH = 0.6
 
 
+#: Why a label a given marker set does not name is left out (``with_stand_ins``).
+NOT_IN_SET = "not in the marker set"
+
+
 def normalize(label: str) -> str:
     """Label as matched: prefix ``Subject:`` removed, upper case, stripped."""
     return label.split(":")[-1].strip().upper()
@@ -235,7 +239,7 @@ def with_stand_ins(mset: MarkerSet, labels, descriptions: dict | None = None) ->
     landmarks = {name: points + tuple(p for p in auto.landmarks.get(name, ()) if p not in points)
                  for name, points in mset.landmarks.items()}
     used = mset.labels | {normalize(m) for points in landmarks.values() for p in points for m in p.labels}
-    ignored = {x: f"not in the marker set {mset.name}" for x in labels if normalize(x) not in used}
+    ignored = {x: f"{NOT_IN_SET} {mset.name}" for x in labels if normalize(x) not in used}
     meanings = {x: what for x, what in auto.meanings.items() if normalize(x) in used}
     return replace(mset, landmarks=landmarks, meanings=meanings, ignored=ignored)
 

@@ -154,6 +154,11 @@ def video_keypoints(labels) -> list[str]:
     return list(found) if {"MIDHIP", "LBIGTOE", "RBIGTOE", "LSMALLTOE", "RSMALLTOE"} & set(found.values()) else []
 
 
+#: Why a label is left out when nothing says what it is (``interpret``).
+GENERIC_NAME = "a generic name, and the file has no description that says what it is"
+UNKNOWN_NAME = "not a marker name the vocabulary knows"
+
+
 def is_generic(label: str) -> bool:
     """True for labels that are no names: numbers, ``*52``, ``M001``, ``Marker12``."""
     return _GENERIC.fullmatch(label.split(":")[-1].strip()) is not None
@@ -175,8 +180,7 @@ def interpret(labels, descriptions: dict | None = None) -> tuple[dict, dict]:
         if found is None and text:
             found = meaning(label, text)
         if found is None:
-            ignored[label] = ("a generic name, and the file has no description that says what it is"
-                              if is_generic(label) else "not a marker name the vocabulary knows")
+            ignored[label] = GENERIC_NAME if is_generic(label) else UNKNOWN_NAME
         elif CONCEPTS[found.concept].ignore:
             ignored[label] = CONCEPTS[found.concept].ignore
         else:

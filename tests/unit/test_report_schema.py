@@ -89,9 +89,13 @@ def test_the_markers_not_used_are_named_with_why(report):
     assert "markers not used" not in summary({**report, "model": {**report["model"], "ignored_markers": {}}})
     ignored = {"P1": "not a marker name the vocabulary knows", "P2": "not a marker name the vocabulary knows",
                "LPAT": "the patella slides over the knee"}
-    text = summary({**report, "model": {**report["model"], "ignored_markers": ignored}})
+    text = summary({**report, "model": {**report["model"], "ignored_markers": ignored, "markers_moving_with": {}}})
     assert ("markers not used (3): P1, P2 (not a marker name the vocabulary knows); LPAT (the patella slides over "
-            "the knee); to place one on a segment: --markerset FILE.toml") in text
+            "the knee). To place one on a segment: --markerset FILE.toml") in text
+    moving = {"P1": {"segment": "pelvis", "spread_m": 0.0041}, "P2": {"segment": "pelvis", "spread_m": 0.0030}}
+    text = summary({**report, "model": {**report["model"], "ignored_markers": ignored, "markers_moving_with": moving}})
+    assert "(the patella slides over the knee). Moving rigidly with a segment (their distances' spread): P1, P2 " \
+           "with the pelvis (3-4 mm). To place one" in text
 
 
 def test_each_foot_reads_against_its_plates_as_the_issue_asks(report):
