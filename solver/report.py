@@ -10,6 +10,7 @@ import tomllib
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from .model.unplaced_markers import unnamed
 from .options import options_to_dict
 from .report_schema import ContactSummary, Report
 
@@ -206,7 +207,8 @@ def unused_markers_line(ignored: dict[str, str], moving: dict[str, dict]) -> str
     return (f"  markers not used ({len(ignored)}): " + "; ".join(f"{', '.join(labels)} ({why})"
                                                               for why, labels in by_reason.items())
             + (f". Moving rigidly with a segment (their distances' spread): {hint}" if hint else "")
-            + ". To place one on a segment: --markerset FILE.toml, or the Marker Mapping panel")
+            + (". To place one on a segment: --markerset FILE.toml, or the Marker Mapping panel" if unnamed(ignored)
+               else ""))
 
 
 def _span(values_m: list[float]) -> str:

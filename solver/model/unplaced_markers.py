@@ -32,13 +32,17 @@ CLEAR_FACTOR = 0.5
 MAX_FRAMES = 500
 
 
+def unnamed(ignored: dict) -> list[str]:
+    """The labels of ``ignored`` (label -> why it is left out) left out because nothing says what they are (an
+    unknown or generic name, or one the given marker set lacks), not on purpose (a patella, a second hip-centre
+    estimate, a video keypoint)."""
+    return [label for label, why in ignored.items()
+            if why in (UNKNOWN_NAME, GENERIC_NAME) or why.startswith(NOT_IN_SET)]
+
+
 def unplaced_hints(model, trial, ignored: dict) -> dict[str, tuple[str, float]]:
-    """``moving_with`` for the markers of ``trial`` left out (``ignored``: label -> why) because nothing says what
-    they are (an unknown or generic name, or one the given marker set lacks), against ``model``'s segments. Markers
-    left out on purpose (a patella, a second hip-centre estimate, a video keypoint) are not looked at."""
-    unnamed = [label for label, why in ignored.items()
-               if why in (UNKNOWN_NAME, GENERIC_NAME) or why.startswith(NOT_IN_SET)]
-    return moving_with(trial.markers, trial.labels, {s.name: s.markers for s in model.segments}, unnamed)
+    """``moving_with`` for the ``unnamed`` markers of ``trial`` against ``model``'s segments."""
+    return moving_with(trial.markers, trial.labels, {s.name: s.markers for s in model.segments}, unnamed(ignored))
 
 
 def moving_with(markers: np.ndarray, labels, segments: dict, candidates) -> dict[str, tuple[str, float]]:

@@ -96,6 +96,9 @@ def test_the_markers_not_used_are_named_with_why(report):
     text = summary({**report, "model": {**report["model"], "ignored_markers": ignored, "markers_moving_with": moving}})
     assert "(the patella slides over the knee). Moving rigidly with a segment (their distances' spread): P1, P2 " \
            "with the pelvis (3-4 mm). To place one" in text
+    on_purpose = {"LPAT": "the patella slides over the knee"}  # nothing to place: no advice
+    text = summary({**report, "model": {**report["model"], "ignored_markers": on_purpose}})
+    assert "markers not used (1): LPAT (the patella slides over the knee)\n" in text
 
 
 def test_each_foot_reads_against_its_plates_as_the_issue_asks(report):
