@@ -67,9 +67,9 @@ from .level_head import HEADS
 from . import vocabulary
 from .markersets import LANDMARKS, MarkerSet, get_markerset, normalize
 from .points import Frames, Points, local_point, segment_frames
-from .unplaced_markers import unplaced_hints
 from .templates import (ANATOMY, ANATOMY_BY_NAME, HAT_MEMBERS, SIDES, Anatomy, Template, arm_members, get_template,
                         with_hanging_arms, with_hat)
+from .unplaced_markers import unplaced_hints
 
 DEFAULT_MASS = 70.0
 ASSUMED_MASS = "assumed (no mass given and no quiet standing on force plates)"

@@ -205,6 +205,5 @@ def turned(parent: Frames, child: Frames) -> float:
     return float(np.degrees(np.percentile(np.arccos(np.clip(cos, -1, 1)), 95)))
 
 
-
 def _unit(v: np.ndarray) -> np.ndarray:
     return v / np.linalg.norm(v)
