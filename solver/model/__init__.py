@@ -7,7 +7,8 @@ Pinocchio; ``save_model``/``load_model`` keep a model as JSON.
 """
 
 from .body import BodyModel, Segment
-from .calibrate import Calibration, calibrate, with_body_mass
+from .body_mass import with_body_mass
+from .calibrate import Calibration, calibrate
 from .contact_points import ContactConfig, with_contact_points
 from .fit import SegmentFit, fit_segments
 from .markersets import BUILTIN as MARKERSETS, MarkerSet, load_markerset, recognize

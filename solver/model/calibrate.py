@@ -32,7 +32,7 @@ Steps (every one vectorized over frames):
    the child's hinge axis fixes its turn (``fit.turn_towards``; beyond the
    papers). Any other segment without enough markers is an error naming
    what was found, what is missing and what would make it work.
-5. Inertia (``inertia``) from the body mass: the ``mass`` argument ("user"),
+5. Inertia (``inertia``) from the body mass (``body_mass``): the ``mass`` argument ("user"),
    else the quiet-standing weight on the static or movement trial's force
    plates / g ("force plates"), else 70 kg ("assumed ...", with a warning);
    ``shoe_mass`` of it on each foot (``inertia``, Shoes).
@@ -52,15 +52,14 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..constants import STANDARD_GRAVITY
-from ..errors import InputError, ModelError, option
-from ..io.plates import quiet_standing_weight
+from ..errors import ModelError, option
 from ..io.trial import Trial
 from .body import BodyModel, Segment
+from .body_mass import check_shoes, resolve_body_mass
 from .calibration_report import fit_residuals, initial_pose, marker_notes, marker_report
 from .contact_points import ContactConfig, level_soles, level_soles_at_rest, with_contact_points
 from .fit import fit_segments
-from .inertia import (DE_LEVA, LUMBOSACRAL_HEIGHT, SHOE_MASS, SHOE_MASS_FIX, SHOE_ROW, TORSO_CENTRE_SOURCES,
+from .inertia import (DE_LEVA, LUMBOSACRAL_HEIGHT, SHOE_MASS, SHOE_ROW, TORSO_CENTRE_SOURCES,
                       check_inertia, combine, dumas_torso_centre, endpoint, part_inertia, table_rows)
 from .held import held_segments, with_held_segments
 from .level_head import HEADS
@@ -71,8 +70,6 @@ from .templates import (ANATOMY, ANATOMY_BY_NAME, HAT_MEMBERS, SIDES, Anatomy, T
                         with_hanging_arms, with_hat)
 from .unplaced_markers import unplaced_hints
 
-DEFAULT_MASS = 70.0
-ASSUMED_MASS = "assumed (no mass given and no quiet standing on force plates)"
 #: Static and movement lengths may differ by this fraction before the static is rejected.
 LENGTH_TOLERANCE = 0.10
 #: The sole below the lowest foot marker (standing, no static trial to level it) [m]: the marker's radius
@@ -148,48 +145,6 @@ def _model_lengths(geo: dict) -> dict:
     """Segment lengths of the calibrated geometry (origin or heel to tip)."""
     return {a.name: float(np.linalg.norm(geo[a.name]["tip"] - geo[a.name]["landmarks"].get(_start(a), 0.0)))
             for a in ANATOMY}
-
-
-def _body_mass(mass, trials) -> tuple[float, str, tuple]:
-    if mass is not None:
-        if not np.isfinite(mass) or mass <= 0:
-            raise ModelError(f"Body mass {option('mass', mass)} is not a positive number",
-                             "give the subject's mass in kg")
-        return float(mass), "user", ()
-    for t in trials:
-        weight = quiet_standing_weight(t) if t is not None and t.plates else None
-        if weight:
-            return weight / STANDARD_GRAVITY, "force plates", ()
-    return DEFAULT_MASS, ASSUMED_MASS, (
-        f"Body mass assumed {DEFAULT_MASS:g} kg: no mass was given and no trial has quiet standing on force "
-        f"plates. Set {option('mass', hint='kg')}, or give a static trial standing on force plates "
-        f"({option('static', hint='path')}), for real masses and torques",)
-
-
-def _check_shoes(shoe_mass: float, body_mass: float) -> None:
-    """One line unless 0 <= ``shoe_mass`` and both shoes weigh under a tenth of the body (an option's error, not
-    the markers': no marker set found from the motion would mend it)."""
-    if not (np.isfinite(shoe_mass) and 0 <= shoe_mass and 2 * shoe_mass < 0.1 * body_mass):
-        raise InputError(f"{option('shoe_mass', shoe_mass)} is not a shoe's mass for a body of "
-                         f"{body_mass:.1f} kg", SHOE_MASS_FIX)
-
-
-def with_body_mass(model: BodyModel, mass: float, source: str) -> BodyModel:
-    """``model`` with every segment's mass and inertia scaled so that the body weighs ``mass`` [kg] (the mass
-    distribution, and so every centre of mass, is kept), from ``source``; the calibration record follows. The
-    shoes (``metadata["shoes"]``: segment -> kg) keep their mass: the body without them is scaled, and a shod
-    segment, a foot alone, keeps its inertia per kilogram."""
-    shoes = model.metadata.get("shoes", {})
-    worn = sum(shoes.values())
-    ratio = (mass - worn) / (model.total_mass - worn)
-    masses = [(s.mass - shoes.get(s.name, 0.0)) * ratio + shoes.get(s.name, 0.0) for s in model.segments]
-    segments = tuple(replace(s, mass=m, inertia=s.inertia * (m / s.mass)) for s, m in zip(model.segments, masses))
-    metadata = dict(model.metadata)
-    if "calibration" in metadata:
-        cal = metadata["calibration"]
-        metadata["calibration"] = replace(cal, mass=mass, mass_source=source, warnings=tuple(
-            w for w in cal.warnings if not w.startswith(f"Body mass assumed {DEFAULT_MASS:g} kg")))
-    return replace(model, segments=segments, mass_source=source, metadata=metadata)
 
 
 def _upper_body(points: Points, mset: MarkerSet, template: Template) -> tuple[bool, dict]:
@@ -453,8 +408,8 @@ def calibrate(trial: Trial, template: str = "full15", mass: float | None = None,
         raise ModelError(f"Unknown head option {option('head', head)}", f"use {' or '.join(HEADS)}")
     labelled = static if static is not None else trial
     mset = get_markerset(markerset, labelled.labels, labelled.metadata.get("point_descriptions"))
-    body_mass, mass_source, warnings = _body_mass(mass, (static, trial))
-    _check_shoes(shoe_mass, body_mass)
+    body_mass, mass_source, warnings = resolve_body_mass(mass, (static, trial))
+    check_shoes(shoe_mass, body_mass)
     upper, hanging = _upper_body(Points(labelled, mset, sex), mset, tmpl)
     tmpl = with_hanging_arms(tmpl, hanging) if upper else with_hat(tmpl)
     movement = Points(trial, mset, sex, upper, frozenset(hanging))

@@ -11,7 +11,8 @@ import pytest
 from mocap_dynamics.solver.errors import ModelError
 from mocap_dynamics.solver.io import load_trial
 from mocap_dynamics.solver.model import calibrate
-from mocap_dynamics.solver.model.calibrate import ASSUMED_MASS, LENGTH_TOLERANCE
+from mocap_dynamics.solver.model.body_mass import ASSUMED_MASS
+from mocap_dynamics.solver.model.calibrate import LENGTH_TOLERANCE
 from mocap_dynamics.solver.model.fit import marker_indices
 from mocap_dynamics.solver.model.inertia import DE_LEVA
 from mocap_dynamics.solver.model.markersets import get_markerset
