@@ -98,12 +98,12 @@ def _split(label: str) -> tuple[str, str]:
     return prefix.strip(), name
 
 
-def subjects(labels: list[str]) -> list[str]:
+def subjects(split: list[tuple[str, str]]) -> list[str]:
     """The prefixes of the subjects whose marker names another prefix's markers repeat ("A" and "B" of A:LASI
-    and B:LASI, two people captured together), most markers first; a prefix whose names no other repeats (a prop,
-    a lone subject) is none of them."""
+    and B:LASI, two people captured together), most markers first, from the labels ``_split``; a prefix whose
+    names no other repeats (a prop, a lone subject) is none of them."""
     names = {}
-    for prefix, name in map(_split, labels):
+    for prefix, name in split:
         if prefix:
             names.setdefault(prefix, set()).add(name)
     shared = [p for p in names if any(names[p] & names[other] for other in names if other != p)]
@@ -116,8 +116,9 @@ def one_subject(source: str, labels: list[str], subject: str | None) -> tuple[np
     ones); with the conversion and warning lines. A reader calls it before anything looks at the markers (the
     up axis: two people side by side spread sideways). A ``subject`` that no label's prefix names is an
     InputError, or a warning if no label has a prefix."""
-    found = subjects(labels)
-    owners = [_split(label)[0] for label in labels]
+    split = [_split(label) for label in labels]
+    found = subjects(split)
+    owners = [prefix for prefix, _ in split]
     prefixes = list(dict.fromkeys(p for p in owners if p))
     everything = np.ones(len(labels), dtype=bool)
     if subject is not None and not prefixes:

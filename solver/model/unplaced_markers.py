@@ -56,16 +56,16 @@ def moving_with(markers: np.ndarray, labels, segments: dict, candidates) -> dict
         return {}
     columns = sorted({i for idx in members.values() for i in idx} | {index[normalize(x)] for x in candidates})
     where = {i: k for k, i in enumerate(columns)}
+    members = {name: [where[i] for i in idx] for name, idx in members.items()}  # now columns of ``spread``
     frames = np.unique(np.linspace(0, len(markers) - 1, min(len(markers), MAX_FRAMES)).round().astype(int))
     spread = distance_spread(np.asarray(markers, dtype=float)[frames][:, columns])
-    own = {name: _median(spread[np.ix_([where[i] for i in idx], [where[i] for i in idx])]) for name, idx in
-           members.items() if len(idx) > 1}
+    own = {name: _median(spread[np.ix_(cols, cols)]) for name, cols in members.items() if len(cols) > 1}
     typical = float(np.nanmedian(list(own.values()))) if own else np.nan
     found = {}
     for label in candidates:
         row = spread[where[index[normalize(label)]]]
-        to = sorted((float(np.nanmedian(row[[where[i] for i in idx]])), name) for name, idx in members.items()
-                    if np.isfinite(row[[where[i] for i in idx]]).any())
+        to = sorted((float(np.nanmedian(row[cols])), name) for name, cols in members.items()
+                    if np.isfinite(row[cols]).any())
         if len(to) < 2:
             continue
         (best, name), (second, _) = to[0], to[1]
