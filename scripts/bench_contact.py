@@ -178,7 +178,7 @@ def trial_figures(name: str, file: str, static: str | None, out: Path) -> dict |
                "tilt": summary.get("floor_tilt_deg", float("nan")), "explained": 100 * contact.explained_force,
                "flight": summary.get("flight"),
                # a fresh copy each time: the forward kinematics ``Dynamics.poses`` caches count as in a user's run
-               "estimate": lambda: estimate_contact(dynamics=replace(result.dynamics))}
+               "estimate": lambda: estimate_contact(result.motion, dynamics=replace(result.dynamics))}
     off_plates = np.zeros(len(contact.times), bool)
     for j in range(1, len(contact.surfaces)):
         with np.errstate(invalid="ignore"):

@@ -19,6 +19,21 @@ Hz or lower, a sprinter's feet are never still long enough within their 0.1 s st
 29.7 % BW, r 0.978). The contact reports it (``Contact.warnings``). The body mass from the plates
 (``stages``) is found the same way.
 
+Whether a point slides (``per_frame``'s sliding factor) is judged at Winter's cutoff too (the one the dynamics
+found), where the motion is known; beyond the paper. The dynamics' filter away from touch-downs (8-11 Hz,
+``dynamics.touchdowns``) keeps soft tissue out of the accelerations; a velocity, one derivative less, needs less of
+it, and within a sprinter's 0.1 s stance that filter averages the foot's motion over the whole stance. At it the
+sprint's heel points moved at 0.33-0.36 m/s (medians while the plate under the foot carried over 0.2 BW) and its
+toe points at 0.57-0.76, so the heels took load although the sprinter lands and pushes off on the forefoot (our
+centre of pressure 3.2-8.5 cm behind the plates' along the foot in the first third of each stance); at Winter's 32
+Hz the heels move at 0.75-1.04 m/s and the toes at 0.57-0.81, and there our centre of pressure lies 3.2 cm behind
+to 0.9 cm ahead of the plates'. The sprint's vertical GRF from motion alone 24.1 -> 22.1 % BW, horizontal 15.8 ->
+15.4, centre of pressure in single support 4.4 -> 3.7 cm, hip, knee and ankle moments against ours with the plates
+0.950 -> 0.964; its root force explained 75.2 -> 74.2 % (86 % in the frames with a point in reach, was 87.3). The
+nine other runs of the contact table (walks, drop jumps, sit-to-stand, video) change by 0.1 % BW at most: their
+feet stand still in stance at either cutoff. Where points rest (``support``) stays judged at the dynamics'
+filtering: at Winter's the sprint's floor fell from 1.6 to 3.2 cm below its plates (README, 2026-12-07).
+
 Selecting raised surfaces (``detected_surfaces``): the floor (the lowest resting cluster) always supports;
 each raised patch, lowest first, is kept when, among the frames its points rest, those in which the surfaces
 kept so far leave a root wrench (``sqrt(|F|² + w|τ|²)``, weighted as the fit) above ``NEEDED`` of the body
@@ -80,14 +95,15 @@ def estimate_contact(motion: Motion | None = None, *, dynamics: Dynamics | None 
                      per_frame: PerFrameOptions = PerFrameOptions()) -> Contact:
     """The contact surfaces and forces that explain ``motion`` (see the module docstring).
 
-    ``dynamics``: its inverse dynamics without external forces (``default_dynamics`` when not given).
-    ``forces``: ``"per_frame"`` or ``"spring"``. ``surfaces``: ``"detected"`` (found from resting points;
-    the default for per-frame forces), ``"plane"`` (eq. 10, initialised from the feet; the default for
-    springs), or starting ``Surface`` objects for eq. 10 (several planes: a floor and a step, a box; the
-    first start keeps their materials). Eq. 10's options: ``starts`` (how many, materials from
-    ``paper_fit.START_MATERIALS``, or a sequence of ``Material``), ``bounds``, ``normalisation``
-    (``paper_fit``). ``torque_weight`` [m⁻²] weighs the root torque against the root force, in eq. 10 and
-    in the per-frame fit (1: the paper's plain sum).
+    ``dynamics``: its inverse dynamics without external forces (``default_dynamics`` when not given); with
+    ``motion`` too, the per-frame forces judge whether a point slides on ``motion`` at Winter's cutoff (module
+    docstring), on the dynamics' own filtering without it. ``forces``: ``"per_frame"`` or ``"spring"``.
+    ``surfaces``: ``"detected"`` (found from resting points; the default for per-frame forces), ``"plane"`` (eq. 10,
+    initialised from the feet; the default for springs), or starting ``Surface`` objects for eq. 10 (several planes:
+    a floor and a step, a box; the first start keeps their materials). Eq. 10's options: ``starts`` (how many,
+    materials from ``paper_fit.START_MATERIALS``, or a sequence of ``Material``), ``bounds``, ``normalisation``
+    (``paper_fit``). ``torque_weight`` [m⁻²] weighs the root torque against the root force, in eq. 10 and in the
+    per-frame fit (1: the paper's plain sum).
     """
     if forces not in FORCE_MODELS:
         raise SolverError(f"Unknown contact force model {forces!r}",
@@ -112,17 +128,20 @@ def estimate_contact(motion: Motion | None = None, *, dynamics: Dynamics | None 
     points = ContactPoints.of(model)
     if forces == "spring":  # the springs need the velocities of (q, v) themselves
         positions, velocities = point_motion(model, dynamics.q, dynamics.v, points)
+        at_winter = None
     else:  # a point's rest needs only its speed: differences of its positions
         positions = point_positions(model, dynamics.q, points, dynamics.poses)
         velocities = np.gradient(positions, dynamics.times, axis=0) if len(positions) > 1 else np.zeros_like(positions)
+        at_winter = winter_filtered(motion, dynamics, points)
     feet = foot_segments(model)
     on_feet = np.isin(points.segments, feet) if feet else np.ones(len(points.segments), bool)
     centre_of_mass = model.body_com(dynamics.q, dynamics.poses)
     ground = floor_velocity(positions, velocities, on_feet, centre_of_mass, dynamics.times)
     velocities = velocities - ground  # relative to the floor they touch (a treadmill's belt)
+    sliding = velocities if at_winter is None else at_winter[3] - ground
     if surfaces == "detected":
-        patches, by_surface = detected_surfaces(dynamics, points, positions, velocities, centre_of_mass,
-                                                torque_weight, per_frame, constants, motion, ground)
+        patches, by_surface = detected_surfaces(dynamics, points, positions, velocities, sliding, centre_of_mass,
+                                                torque_weight, per_frame, constants, at_winter, ground)
         found = tuple(p.surface for p in patches)
         location = patches[0].centre[:2] if patches else np.zeros(2)
         return contact_from_surfaces(dynamics, found, "body_mass", model.total_mass, constants, location, None,
@@ -132,7 +151,7 @@ def estimate_contact(motion: Motion | None = None, *, dynamics: Dynamics | None 
                                                               normalisation, starts, bounds, torque_weight,
                                                               constants)
     by_surface = None if forces == "spring" else _per_frame_by_surface(
-        dynamics, best, (positions, velocities, centre_of_mass, points.padding, None, points.segments), per_frame,
+        dynamics, best, (positions, sliding, centre_of_mass, points.padding, None, points.segments), per_frame,
         torque_weight, constants, joint_loads(dynamics, points))
     return contact_from_surfaces(dynamics, best, name, scale, constants, anchor[:2], record,
                                  int(np.count_nonzero(on_feet)), by_surface, motion=(positions, velocities),
@@ -185,13 +204,14 @@ def _wrench_left(dynamics: Dynamics, positions: np.ndarray, forces: np.ndarray, 
 
 
 def winter_filtered(motion: Motion | None, dynamics: Dynamics, points: ContactPoints) -> tuple | None:
-    """``motion``'s coordinates (T, nq) filtered at Winter's cutoff on the frames of ``dynamics``, their poses
-    (``forward_kinematics``), the contact points' positions and velocities (T, K, 3) there, and that cutoff [Hz];
-    None without a motion, for unfiltered dynamics, or when the frames differ."""
+    """``motion``'s coordinates (T, nq) filtered at Winter's cutoff (the one the dynamics found, else his
+    analysis) on the frames of ``dynamics``, their poses (``forward_kinematics``), the contact points' positions
+    and velocities (T, K, 3) there, and that cutoff [Hz]; None without a motion, for unfiltered dynamics, or when
+    the frames differ."""
     if motion is None or dynamics.options.get("cutoff_hz") is None:
         return None
     scheme = "central" if dynamics.options.get("first_frame") == 1 else "forward"
-    winter = motion_derivatives(motion, cutoff="winter", scheme=scheme)
+    winter = motion_derivatives(motion, cutoff=dynamics.options.get("winter_cutoff_hz", "winter"), scheme=scheme)
     if len(winter.times) != len(dynamics.times) or len(winter.times) < 2:
         return None
     poses = dynamics.model.forward_kinematics(winter.q)
@@ -200,28 +220,28 @@ def winter_filtered(motion: Motion | None, dynamics: Dynamics, points: ContactPo
 
 
 def detected_surfaces(dynamics: Dynamics, points: ContactPoints, positions: np.ndarray, velocities: np.ndarray,
-                      centre_of_mass: np.ndarray, torque_weight: float, options: PerFrameOptions,
-                      constants: ContactConstants, motion: Motion | None = None, ground: np.ndarray = np.zeros(3)):
+                      sliding: np.ndarray, centre_of_mass: np.ndarray, torque_weight: float, options: PerFrameOptions,
+                      constants: ContactConstants, at_winter: tuple | None = None, ground: np.ndarray = np.zeros(3)):
     """The patches kept (``support.Patch``: the floor, then the raised patches the motion needs; see the
     module docstring) and their per-frame point forces (S, T, K, 3) [N]: the floor's alone, solved again
     with every kept surface in the frames where a point comes within reach of a raised one. Where no point
-    rests in the dynamics' motion, the patches are looked for in ``motion`` filtered at Winter's cutoff.
-    ``velocities`` are relative to the floor, which moves at ``ground`` [m/s] (``ground.floor_velocity``);
-    ``centre_of_mass`` (T, 3) the body's in the dynamics' frames."""
+    rests in the dynamics' motion, the patches are looked for in the motion filtered at Winter's cutoff
+    (``at_winter``: ``winter_filtered``'s, when known).
+    ``velocities`` (where points rest) and ``sliding`` (whether a point slides, ``per_frame``; both (T, K, 3)) are
+    relative to the floor, which moves at ``ground`` [m/s] (``ground.floor_velocity``); ``centre_of_mass`` (T, 3)
+    the body's in the dynamics' frames."""
     model = dynamics.model
     rate = 1.0 / (dynamics.times[1] - dynamics.times[0]) if len(dynamics.times) > 1 else 1.0
     candidates = find_patches(model, points, dynamics.poses[0], positions, velocities, centre_of_mass, rate)
-    again = None if candidates else winter_filtered(motion, dynamics, points)
-    if again is not None:
-        q, poses, at_winter, speeds, cutoff = again
+    if not candidates and at_winter is not None:
+        q, poses, sharper, speeds, cutoff = at_winter
         candidates = [replace(patch, found_at_hz=cutoff) for patch in
-                      find_patches(model, points, poses[0], at_winter, speeds - ground, model.body_com(q, poses),
-                                   rate)]
+                      find_patches(model, points, poses[0], sharper, speeds - ground, model.body_com(q, poses), rate)]
     if not candidates:
         return (), np.zeros((0,) + positions.shape)
     weight = model.total_mass * float(np.linalg.norm(dynamics.gravity))
     kept = [candidates[0]]
-    motion = (positions, velocities, centre_of_mass, points.padding, points.floor_only, points.segments)
+    motion = (positions, sliding, centre_of_mass, points.padding, points.floor_only, points.segments)
     joints = joint_loads(dynamics, points)
     on_floor = _per_frame_by_surface(dynamics, (kept[0].surface,), motion, options, torque_weight, constants, joints)
     left = _wrench_left(dynamics, positions, on_floor.sum(0), slice(None), torque_weight)

@@ -85,7 +85,8 @@ dynamics with the plates on six real trials (README):
   plates 0.933 -> 0.941 (0.938 -> 0.942); against OpenSim, video DJ4 / DJ3, 0.1
   gave 0.879 / 0.898, 0.2 as 0.3, 0.5 0.880 / 0.898 (2026-12-06; ε_l = ε: off).
 - *Sliding* (``sliding_speed`` v_s = 0.7 m/s): a point's activation is multiplied
-  by ``exp(-(|v_t|/v_s)²)``, ``v_t`` its velocity along the surface. A loaded
+  by ``exp(-(|v_t|/v_s)²)``, ``v_t`` its velocity along the surface (at Winter's
+  cutoff where the motion is known: ``estimate``). A loaded
   contact does not slide (static friction); a swing foot skimming the floor
   at 3 m/s would otherwise carry the noise of the root wrench, and with it
   spurious hip and knee moments in swing. A walk's heel comes down sliding

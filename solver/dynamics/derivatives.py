@@ -276,8 +276,8 @@ def motion_derivatives(motion: Motion, cutoff: float | str | None = None, scheme
     consistent ``v`` and ``a`` (Lee's estimator) is used as it is, on all its frames, unless a frequency is
     given. Otherwise ``scheme`` (``"forward"``: the paper's; ``"central"``) differentiates the coordinates,
     filtered by a zero-lag Butterworth filter at the cutoff. ``options`` records the choices, the cutoff used
-    (Winter's, or for ``"auto"`` the one at touch-downs, with Winter's as ``winter_cutoff_hz`` where they
-    differ, ``steady_cutoff_hz`` and the touch-downs' mean weight ``touchdown_share``, and after a hard landing
+    (Winter's, or for ``"auto"`` the one at touch-downs), Winter's as ``winter_cutoff_hz`` when his analysis
+    ran, ``steady_cutoff_hz`` and the touch-downs' mean weight ``touchdown_share``, and after a hard landing
     ``settling_cutoff_hz`` with its share of frames ``settling_share``; ``cut_in_impact``, which of "begins" and
     "ends" lie in a firm touch-down's window) and ``first_frame``, the motion's frame of the first result.
     """
@@ -304,7 +304,7 @@ def motion_derivatives(motion: Motion, cutoff: float | str | None = None, scheme
         tips = np.array([segment.tip for segment in model.segments])
         ends = motion.positions + np.einsum("tsij,sj->tsi", motion.rotations, tips)
         cutoff = residual_cutoff(np.concatenate([motion.positions, ends], axis=1)[posed], rate)
-        options.update(cutoff_hz=cutoff, cutoff_source="Winter's residual analysis")
+        options.update(cutoff_hz=cutoff, winter_cutoff_hz=cutoff, cutoff_source="Winter's residual analysis")
     differences = central_differences if scheme == "central" else forward_differences
     if cutoff is None or not blend:
         q = coordinates if cutoff is None else butterworth(model, motion.times, coordinates, cutoff)
@@ -317,7 +317,7 @@ def motion_derivatives(motion: Motion, cutoff: float | str | None = None, scheme
     landing, steady = layers[0][2], layers[-1][2]
     source = f"Winter's residual analysis ({cutoff:g} Hz)"
     if landing != cutoff:
-        options.update(cutoff_hz=landing, winter_cutoff_hz=cutoff)
+        options.update(cutoff_hz=landing)
         source += f", within {LANDING_MIN_HZ:g}-{LANDING_MAX_HZ:g} Hz,"
     first = options["first_frame"]
     weights = [None if w is None else w[first:first + len(times)] for _, w, _ in layers]

@@ -102,9 +102,9 @@ def test_a_drop_jump_flies_where_its_plates_see_nothing_and_needs_little_there(d
 
 def test_the_sprint_is_flagged_and_its_unexplained_root_force_lies_in_flight(shared_data):
     """At 9 m/s the markers' motion needs a third of the body weight and more in flight (36.5 % BW RMS on
-    2026-12-07): the contact warns (its forces from motion alone miss the plates by 24.1 % BW). It explains 75 %
-    of the root force over the whole trial, 87 % over the frames in which a body point is within reach of the
-    floor: 56 % of what it leaves lies in the other 41 % of the frames, where no contact can act."""
+    2026-12-07): the contact warns (its forces from motion alone miss the plates by 22.1 % BW). It explains 74 %
+    of the root force over the whole trial, 86 % over the frames in which a body point is within reach of the
+    floor: over half of what it leaves lies in the other 41 % of the frames, where no contact can act."""
     contact = run(shared_data / "sprint_forceplates_JA1Gait35.c3d", PipelineOptions(until="contact")).contact
     assert contact.flight.root_force_rms_bw > 0.3
     assert any(w.startswith("in flight") and "check them against force plates" in w for w in contact.warnings)
