@@ -13,11 +13,11 @@ Per-frame forces on the eq. 10 plane are a third combination. Springs need the m
 springs on surfaces found from resting points are refused.
 
 Supports are found in the motion the dynamics differentiated. Where none rests there and the dynamics were
-filtered, they are looked for again at Winter's cutoff (``winter_filtered``; beyond the paper): filtered at 8
-Hz or lower, a sprinter's feet are never still long enough within their 0.1 s stances (the sprint at
-``--cutoff 8``: no support; found at Winter's 33 Hz, its vertical GRF from motion alone misses the plates by
-29.7 % BW, r 0.978). The contact reports it (``Contact.warnings``). The body mass from the plates
-(``stages``) is found the same way.
+filtered, they are looked for again at Winter's cutoff (``winter_filtered``; beyond the paper): filtered at 8 Hz or
+lower, a sprinter's feet are never still long enough within their 0.1 s stances (the sprint at ``--cutoff 8``: no
+support; found at Winter's 32 Hz, its vertical GRF from motion alone misses the plates by 25.5 % BW, r 0.99; 29.7,
+r 0.978 with the sliding judged at 8 Hz too). The contact reports it (``Contact.warnings``). The body mass from the
+plates (``stages``) is found the same way.
 
 Whether a point slides (``per_frame``'s sliding factor) is judged at Winter's cutoff too (the one the dynamics
 found), where the motion is known; beyond the paper. The dynamics' filter away from touch-downs (8-11 Hz,
