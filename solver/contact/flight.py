@@ -13,12 +13,12 @@ stances' force into the flight, which the contact, pushing only where a point is
 force (the video drop jump resampled to 30 Hz: 16.9 % BW over its whole flight, 6.5 without its edges, and its
 vertical GRF from motion alone within 10.6 % BW of the plates).
 
-Measured with the default settings (``bench_contact.py``; the plates say what the estimate misses): the drop
-jumps from a box fly 0.47 and 0.80 s (their edges left out) with 6.5 and 5.9 % BW there (vertical GRF from
-motion alone within 12.7 and 14.4 % BW of the plates); the sprint at 9 m/s flies 0.20 s with 47 % BW (25.9 %
-BW from the plates, 74 % of its root force explained). Walks, sit-to-stand and squats have no flight. Above
-``WARN_ABOVE``, the loosest force target the validated trials meet (drop jumps, landing impacts included), the
-contact warns.
+Measured with the default settings (``python -m solver TRIAL``, 2026-12-07; the plates say what the estimate
+misses): the drop jumps from a box fly 0.46 and 0.82 s (their edges left out) with 6.4 and 6.3 % BW there
+(vertical GRF from motion alone within 11.8 and 13.1 % BW of the plates); the sprint at 9 m/s flies 0.19 s with
+36.5 % BW (22.1 % BW from the plates, 74 % of its root force explained). Walks, sit-to-stand and squats have no
+flight. Above ``WARN_ABOVE``, the loosest force target the validated trials meet (drop jumps, landing impacts
+included), the contact warns.
 """
 
 from __future__ import annotations
