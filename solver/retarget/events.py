@@ -10,11 +10,19 @@ one of its sole points (heel or toe) moves horizontally slower than
 frame after it. This goes beyond Brubaker et al. (2009), who estimate forces,
 not phases; the speed rule is the usual kinematic contact detection (e.g.
 Zeni et al. 2008 use foot-marker velocities), gated here by the estimated load.
+
+The speed is the slowest point's anywhere on the sole, not only at its contact points (``slowest_sole_speed``):
+a rigid foot's velocity is affine in position, so the velocities of the sole polygon's points fill the polygon
+of its corners' velocities, and the slowest lies where that polygon comes nearest zero. A foot rolling over
+its forefoot turns about a line between its contact points, which all move while it stays put: on the sprint
+at 9 m/s the corners' slowest moved at 0.32-0.39 m/s (medians) while the plates carried the foot, the sole's
+slowest at 0.20, and the stances found grew from 30 / 29 to 37 / 38 frames of the plates' 59 / 59.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import combinations
 
 import numpy as np
 
@@ -79,20 +87,40 @@ def stance_events(stance: np.ndarray, times: np.ndarray) -> tuple[FootEvent, ...
     return tuple(sorted(events, key=lambda e: (e.time, e.foot)))
 
 
+def slowest_sole_speed(velocities: np.ndarray) -> np.ndarray:
+    """(T,) the slowest horizontal speed [m/s] over the convex polygon of a foot's contact points, from their
+    horizontal velocities (T, K, 2): the distance from zero to the convex hull of those velocities (a rigid
+    body's velocity is affine in position), zero where the hull holds it; NaN where a velocity is."""
+    speed = np.fmin.reduce(np.linalg.norm(velocities, axis=-1), axis=1)
+    for i, j in combinations(range(velocities.shape[1]), 2):
+        a, edge = velocities[:, i], velocities[:, j] - velocities[:, i]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            s = np.clip(-np.sum(a * edge, 1) / np.sum(edge * edge, 1), 0.0, 1.0)
+        speed = np.fmin(speed, np.linalg.norm(a + np.nan_to_num(s)[:, None] * edge, axis=1))
+    for i, j, k in combinations(range(velocities.shape[1]), 3):
+        corners = velocities[:, [i, j, k]]
+        following = np.roll(corners, -1, axis=1)
+        turns = corners[..., 0] * following[..., 1] - corners[..., 1] * following[..., 0]  # z of each edge's cross
+        area = turns.sum(1)  # twice the signed area: a flat triangle (velocities in a line) holds no point
+        inside = ((turns >= 0).all(1) & (area > 0)) | ((turns <= 0).all(1) & (area < 0))
+        speed = np.where(inside, 0.0, speed)
+    return speed
+
+
 def foot_contacts(contact: Contact, threshold: float | None = None, still_speed: float = STILL_SPEED) -> FootContacts:
     """Stance per foot: loaded (vertical force above ``threshold`` [N], default 5 % body weight) and planted
-    (a sole point slower than ``still_speed`` [m/s] on the floor: on a treadmill, relative to its belt); with its
-    heel strikes and toe offs."""
+    (some point of its sole slower than ``still_speed`` [m/s] on the floor, ``slowest_sole_speed``: on a treadmill,
+    relative to its belt); with its heel strikes and toe offs."""
     weight = contact.model.total_mass * float(np.linalg.norm(contact.dynamics.gravity))
     threshold = THRESHOLD_BW * weight if threshold is None else float(threshold)
     times = contact.times
     rate = 1.0 / np.median(np.diff(times)) if len(times) > 1 else 1.0
-    speed = np.linalg.norm(contact.point_velocities[..., :2], axis=-1)
+    velocities = contact.point_velocities[..., :2]
     stance = np.zeros((len(times), len(contact.feet)), dtype=bool)
     for f, name in enumerate(contact.feet):
         mine = contact.point_segments == contact.model.index(name)
         with np.errstate(invalid="ignore"):
             loaded = contact.foot_force[:, f, 2] > threshold
-            planted = np.nanmin(speed[:, mine], axis=1) < still_speed if mine.any() else loaded
+            planted = slowest_sole_speed(velocities[:, mine]) < still_speed if mine.any() else loaded
         stance[:, f] = _tidy(loaded & planted, max(1, round(MIN_STANCE * rate)), max(1, round(MIN_GAP * rate)))
     return FootContacts(contact.feet, times, stance, stance_events(stance, times), contact.ground_velocity)
