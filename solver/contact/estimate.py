@@ -32,7 +32,8 @@ to 0.9 cm ahead of the plates'. The sprint's vertical GRF from motion alone 24.1
 0.950 -> 0.964; its root force explained 75.2 -> 74.2 % (86 % in the frames with a point in reach, was 87.3). The
 nine other runs of the contact table (walks, drop jumps, sit-to-stand, video) change by 0.1 % BW at most: their
 feet stand still in stance at either cutoff. Where points rest (``support``) stays judged at the dynamics'
-filtering: at Winter's the sprint's floor fell from 1.6 to 3.2 cm below its plates (README, 2026-12-07).
+filtering: at Winter's the sprint's floor fell from 1.6 to 3.2 cm below its plates (README, 2026-12-07). The
+contact's ``point_velocities`` are the ones the sliding was judged on: the retarget's foot events read them.
 
 Selecting raised surfaces (``detected_surfaces``): the floor (the lowest resting cluster) always supports;
 each raised patch, lowest first, is kept when, among the frames its points rest, those in which the surfaces
@@ -145,7 +146,7 @@ def estimate_contact(motion: Motion | None = None, *, dynamics: Dynamics | None 
         found = tuple(p.surface for p in patches)
         location = patches[0].centre[:2] if patches else np.zeros(2)
         return contact_from_surfaces(dynamics, found, "body_mass", model.total_mass, constants, location, None,
-                                     int(np.count_nonzero(on_feet)), by_surface, patches, (positions, velocities),
+                                     int(np.count_nonzero(on_feet)), by_surface, patches, (positions, sliding),
                                      ground)
     best, record, name, scale, anchor = fit_plane_and_springs(dynamics, positions, velocities, on_feet, surfaces,
                                                               normalisation, starts, bounds, torque_weight,
@@ -154,7 +155,7 @@ def estimate_contact(motion: Motion | None = None, *, dynamics: Dynamics | None 
         dynamics, best, (positions, sliding, centre_of_mass, points.padding, None, points.segments), per_frame,
         torque_weight, constants, joint_loads(dynamics, points))
     return contact_from_surfaces(dynamics, best, name, scale, constants, anchor[:2], record,
-                                 int(np.count_nonzero(on_feet)), by_surface, motion=(positions, velocities),
+                                 int(np.count_nonzero(on_feet)), by_surface, motion=(positions, sliding),
                                  ground=ground)
 
 

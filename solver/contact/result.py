@@ -64,7 +64,8 @@ class Contact:
     contact| / mean|... without| (Fig. 6, per-frame magnitudes averaged over the valid frames).
     ``force_model``: ``"spring"`` (eqs. 4-7, with the materials and ``optimisation`` of eq. 10) or
     ``"per_frame"`` (``per_frame``). ``ground_velocity`` (3,) [m/s]: the floor's (zero on the ground, a
-    treadmill's belt; ``ground``); ``point_velocities`` are relative to it.
+    treadmill's belt; ``ground``); ``point_velocities`` are relative to it, those whose sliding the per-frame forces
+    judged (``estimate``: at Winter's cutoff where the motion was given).
     """
 
     model: BodyModel

@@ -14,9 +14,14 @@ Zeni et al. 2008 use foot-marker velocities), gated here by the estimated load.
 The speed is the slowest point's anywhere on the sole, not only at its contact points (``slowest_sole_speed``):
 a rigid foot's velocity is affine in position, so the velocities of the sole polygon's points fill the polygon
 of its corners' velocities, and the slowest lies where that polygon comes nearest zero. A foot rolling over
-its forefoot turns about a line between its contact points, which all move while it stays put: on the sprint
-at 9 m/s the corners' slowest moved at 0.32-0.39 m/s (medians) while the plates carried the foot, the sole's
-slowest at 0.20, and the stances found grew from 30 / 29 to 37 / 38 frames of the plates' 59 / 59.
+its forefoot turns about a line between its contact points, which all move while it stays put. The velocities
+are the contact's (``Contact.point_velocities``: at Winter's cutoff, where the estimate judged sliding; the
+dynamics' 8-11 Hz spread a sprinter's swing into its 0.1 s stance). On the sprint at 9 m/s, while the plates
+carried a foot, its corners' slowest moved at 0.54 m/s (medians) and its sole's slowest at 0.20-0.22; the
+stances found cover 46 / 42 of the plates' 59 / 59 frames (30 / 29 from the corners at the dynamics'
+filtering, as before 2026-12-07), the toe offs come 16-24 ms before the plates' (44-48) and the heel strikes
+4-12 ms after (8-16). The walks' and the drop jumps' events move by at most 20 ms either way (DJ3's toe offs
+0 -> 10 and 20 ms early, the video drop jump's 40 -> 20; session script on the plate comparison's events).
 """
 
 from __future__ import annotations

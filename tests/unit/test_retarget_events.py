@@ -73,10 +73,10 @@ def test_a_corner_without_a_velocity_is_left_out():
 
 def test_a_sprinter_s_rolling_forefoot_stays_planted_nearer_its_plates(shared_data):
     """The sprint at 9 m/s (2026-12-07): a stance lasts 0.1 s and the forefoot rolls through it, so every corner
-    of the sole moves at 0.3-0.4 m/s (medians) while the plates carry it and the sole's slowest point at 0.2.
-    The stances found cover 39 / 38 of the 59 / 59 frames in which the plates carry each foot (30 / 29 from the
-    corners alone), none outside them, and the toe offs come 24-32 ms before the plates' (44-48 from the
-    corners alone)."""
+    of the sole moves at 0.54 m/s (medians) while the plates carry it and the sole's slowest point at 0.2. The
+    stances found cover 46 / 42 of the 59 / 59 frames in which the plates carry each foot (30 / 29 from the
+    corners alone at the dynamics' filtering), none outside them, and the toe offs come 16-24 ms before the
+    plates' (44-48 from the corners alone)."""
     result = run(shared_data / "sprint_forceplates_JA1Gait35.c3d", PipelineOptions(until="contact"))
     contact, plates = result.contact, result.plate_comparison
     contacts = foot_contacts(contact)
@@ -85,9 +85,9 @@ def test_a_sprinter_s_rolling_forefoot_stays_planted_nearer_its_plates(shared_da
     for f in range(len(contact.feet)):
         carried = covered & (np.interp(contact.times, plates.times, plates.measured_feet[:, f, 2]) > 0.05 * weight)
         stance = contacts.stance[:, f] & covered
-        assert np.count_nonzero(stance & carried) >= 0.6 * np.count_nonzero(carried)
+        assert np.count_nonzero(stance & carried) >= 0.68 * np.count_nonzero(carried)
         assert not np.any(stance & ~carried)
     toe_offs = [e.time for e in contacts.events if e.kind == "toe off"]
     for event in plates.events:
         if np.isfinite(event.measured_offset):
-            assert min(abs(t - event.measured_offset) for t in toe_offs) <= 0.04
+            assert min(abs(t - event.measured_offset) for t in toe_offs) <= 0.03
