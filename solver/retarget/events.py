@@ -5,11 +5,11 @@ while its estimated vertical force exceeds ``threshold`` (5 % of body weight,
 as in the plate comparison). The paper's springs also push lightly on a foot
 that skims the floor in swing (their distance sigmoid switches over a few
 centimetres), so a loaded foot is in *stance* only while it is also planted:
-one of its sole points (heel or toe) moves horizontally slower than
-``still_speed``. Heel strike is the first frame of a stance, toe off the first
-frame after it. This goes beyond Brubaker et al. (2009), who estimate forces,
-not phases; the speed rule is the usual kinematic contact detection (e.g.
-Zeni et al. 2008 use foot-marker velocities), gated here by the estimated load.
+some point of its sole moves horizontally slower than ``still_speed``. Heel
+strike is the first frame of a stance, toe off the first frame after it. This
+goes beyond Brubaker et al. (2009), who estimate forces, not phases; the speed
+rule is the usual kinematic contact detection (e.g. Zeni et al. 2008 use
+foot-marker velocities), gated here by the estimated load.
 
 The speed is the slowest point's anywhere on the sole, not only at its contact points (``slowest_sole_speed``):
 a rigid foot's velocity is affine in position, so the velocities of the sole polygon's points fill the polygon
