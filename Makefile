@@ -64,6 +64,7 @@ bench: $(VENV)/.installed $(VENVPEERS)/.installed
 	$(PYPEERS) scripts/bench_dynamics.py
 	$(PY) scripts/bench_contact.py
 	$(PY) scripts/bench_contact_priors.py
+	$(PY) scripts/bench_foot_events.py
 	@if [ -d ../shared/data ]; then NUMBA_CACHE_DIR=$(VENVPEERS)/numba-cache $(PYPEERS) scripts/compare_opensim_id.py \
 		$(addprefix ../shared/data/,$(OPENSIM_TRIALS)); else echo "compare_opensim_id: skipped (../shared/data is absent)"; fi
 	$(PY) scripts/bench_zerog.py
