@@ -100,14 +100,18 @@ def _split(label: str) -> tuple[str, str]:
 
 def subjects(split: list[tuple[str, str]]) -> list[str]:
     """The prefixes of the subjects whose marker names another prefix's markers repeat ("A" and "B" of A:LASI
-    and B:LASI, two people captured together), most markers first, from the labels ``_split``; a prefix whose
-    names no other repeats (a prop, a lone subject) is none of them."""
+    and B:LASI, two people captured together), most markers first, from the labels ``_split``: the prefix with
+    most markers and those that repeat some of its names. None if no prefix repeats its names: a lone subject,
+    with props beside it even if the props' names repeat one another's (Ball1:b1 and Ball2:b1)."""
     names = {}
     for prefix, name in split:
         if prefix:
             names.setdefault(prefix, set()).add(name)
-    shared = [p for p in names if any(names[p] & names[other] for other in names if other != p)]
-    return sorted(shared, key=lambda p: -len(names[p]))
+    if not names:
+        return []
+    largest = max(names, key=lambda p: len(names[p]))
+    shared = [p for p in names if p == largest or names[p] & names[largest]]
+    return sorted(shared, key=lambda p: -len(names[p])) if len(shared) > 1 else []
 
 
 def one_subject(source: str, labels: list[str], subject: str | None) -> tuple[np.ndarray, list[str], list[str]]:
@@ -145,17 +149,20 @@ def one_subject(source: str, labels: list[str], subject: str | None) -> tuple[np
 
 
 def _unprefixed(labels: list[str], strip_prefix: bool, conversions: list[str], warnings: list[str]) -> list[str]:
-    """Labels without their subject prefix (unless that would give two markers one name); names still repeated
-    are numbered."""
+    """Labels without their subject prefix, except those it would give a name another marker has (two props'
+    Ball1:b1 and Ball2:b1 stay as they are); names still repeated are numbered."""
     if strip_prefix and any(":" in label for label in labels):
         stripped = [label.rsplit(":", 1)[-1] or label for label in labels]
-        prefixes = sorted({label.rsplit(":", 1)[0] + ":" for label in labels if ":" in label})
-        if len(set(stripped)) == len(set(labels)):
+        unique = Counter(stripped)
+        strip = [":" in label and unique[name] == 1 for label, name in zip(labels, stripped)]
+        kept = [label for label, s in zip(labels, strip) if ":" in label and not s]
+        if any(strip):
+            prefixes = sorted({label.rsplit(":", 1)[0] + ":" for label, s in zip(labels, strip) if s})
             conversions.append(f"labels: removed the prefix {', '.join(map(repr, prefixes))} "
-                               f"({sum(':' in label for label in labels)} labels)")
-            labels = stripped
-        else:
-            warnings.append(f"Kept the label prefixes {', '.join(prefixes)}: without them two markers would "
+                               f"({sum(strip)} labels)")
+            labels = [name if s else label for label, name, s in zip(labels, stripped, strip)]
+        if kept:
+            warnings.append(f"Kept the label prefixes of {', '.join(kept)}: without them two markers would "
                             "share a name")
     repeats = [label for label, n in Counter(labels).items() if n > 1]
     if repeats:

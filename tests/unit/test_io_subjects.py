@@ -69,6 +69,21 @@ def test_a_subject_named_for_a_file_without_prefixes_reads_every_marker_with_a_w
     assert any(w.startswith("ImportOptions(subject='A'): no label of") for w in trial.warnings)
 
 
+def test_props_whose_names_repeat_one_another_beside_one_subject_are_no_subjects(pair, tmp_path):
+    """Two balls labelled alike (Ball1:b1, Ball2:b1) beside subject A: every marker is read, no subject is
+    chosen. Before, the balls were the file's two subjects: Ball2's markers dropped and a warning that said
+    Ball1's markers were processed."""
+    one = pair[0]
+    prop = one.markers[:, :2] + [0.0, 0.0, 1.0]
+    labels = tuple(f"A:{x}" for x in one.labels) + ("Ball1:b1", "Ball1:b2", "Ball2:b1", "Ball2:b2")
+    props = replace(one, markers=np.concatenate([one.markers, prop, prop + APART], axis=1), labels=labels)
+    write_c3d(props, tmp_path / "props.c3d")
+    trial = load_trial(tmp_path / "props.c3d")
+    assert trial.labels == one.labels + ("Ball1:b1", "Ball1:b2", "Ball2:b1", "Ball2:b2")
+    np.testing.assert_allclose(trial.markers[:, :one.n_markers], one.markers, atol=1e-6)
+    assert not any("subject" in line for line in trial.conversions + trial.warnings)
+
+
 def test_the_pipeline_builds_one_body_from_one_subject(pair):
     """Before, both subjects' markers went into one body: each landmark the mean of A's and B's markers 2 m
     apart."""
