@@ -403,6 +403,11 @@ def main(argv=None) -> int:
 
     given = ReferenceFiles(*(p and p.resolve() for p in (args.reference_model, args.reference_ik,
                                                          args.reference_grf)))
+    if args.opensim_cutoff <= 0 and args.opensim_cutoff != -1:
+        parser.error(f"--opensim-cutoff {args.opensim_cutoff:g} is no cutoff: give one in Hz above 0, or -1 for none")
+    if args.filter_plates and args.opensim_cutoff == -1:
+        parser.error("--filter-plates low-passes the reference's plates at --opensim-cutoff, which -1 turns off: "
+                     "give a cutoff in Hz with it")
     if any(given) and len(args.trials) > 1:
         parser.error("--reference-model, --reference-ik and --reference-grf are one trial's files: give one trial "
                      "with them")

@@ -57,3 +57,16 @@ def test_one_trials_files_with_several_trials_is_one_line(folder):
     assert done.stderr.strip().splitlines() == [
         "error: --reference-model, --reference-ik and --reference-grf are one trial's files: give one trial with "
         "them. Run compare_opensim_id.py --help for the options."]
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--opensim-cutoff", "-1", "--filter-plates"], "--filter-plates low-passes the reference's plates at "
+     "--opensim-cutoff, which -1 turns off: give a cutoff in Hz with it"),
+    (["--opensim-cutoff", "0"], "--opensim-cutoff 0 is no cutoff: give one in Hz above 0, or -1 for none")])
+def test_a_cutoff_that_filters_nothing_is_one_line(folder, flags, message):
+    """Before, the plates 'low-passed' at -1 Hz gave a reference of garbage (its pelvis residual -6279 N·m/kg)."""
+    done = subprocess.run([sys.executable, str(SCRIPT), str(folder / "jump.trc"), *flags],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"error: {message}. Run compare_opensim_id.py --help for the options."]
