@@ -178,8 +178,10 @@ def _per_frame_by_surface(dynamics: Dynamics, surfaces: tuple[Surface, ...], mot
     """Per-frame point forces (``per_frame``) on ``frames``, by surface: (S, T, K, 3) [N]; ``motion`` the
     contact points' positions and velocities (T, K, 3), the body's centre of mass (T, 3), the points'
     padding (K,), which of them touch only the first surface (K,; None: all touch every surface) and their
-    segments (K,) (``ContactPoints``), ``joints`` (``joint_loads``) the joints of the effort term, over all frames."""
+    segments (K,) (``ContactPoints``), ``joints`` (``joint_loads``) the joints of the effort term, over all frames;
+    the soles (``model.metadata["soles"]``) judged sliding as feet (``sliding``)."""
     positions, velocities, centre_of_mass, padding, floor_only, points_segments = motion
+    soles = [dynamics.model.index(name) for name in dynamics.model.metadata.get("soles", ())]
     weight = dynamics.model.total_mass * float(np.linalg.norm(dynamics.gravity))
     joints = JointLoads(joints.torque[frames], joints.centre[frames], joints.carries)
     return per_frame_forces(dynamics.root_wrench[frames], dynamics.root_origin[frames], positions[frames],
@@ -187,7 +189,7 @@ def _per_frame_by_surface(dynamics: Dynamics, surfaces: tuple[Surface, ...], mot
                             velocities[frames], joints, dynamics.times[frames], padding, floor_only,
                             facing_direction(dynamics.poses[0][:, 0]),
                             *(None if w is None else w[frames] for w in (dynamics.touchdown, dynamics.settling)),
-                            points_segments)
+                            points_segments, soles)
 
 
 def _wrench_left(dynamics: Dynamics, positions: np.ndarray, forces: np.ndarray, frames, torque_weight: float

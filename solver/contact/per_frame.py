@@ -86,7 +86,9 @@ dynamics with the plates on six real trials (README):
   gave 0.879 / 0.898, 0.2 as 0.3, 0.5 0.880 / 0.898 (2026-12-06; ε_l = ε: off).
 - *Sliding* (``sliding_speed`` v_s = 0.7 m/s): a point's activation is multiplied
   by ``exp(-(|v_t|/v_s)²)``, ``v_t`` its velocity along the surface (at Winter's
-  cutoff where the motion is known: ``estimate``). A loaded
+  cutoff where the motion is known: ``estimate``); a foot's sole points are
+  judged with their foot, by the slowest point of its sole (``sliding``; since
+  2026-12-07, the figures below before it). A loaded
   contact does not slide (static friction); a swing foot skimming the floor
   at 3 m/s would otherwise carry the noise of the root wrench, and with it
   spurious hip and knee moments in swing. A walk's heel comes down sliding
@@ -213,6 +215,7 @@ from .activation import activations
 from .model import ContactConstants, SurfaceArrays
 from .nnls import nnls_tikhonov, nnls_work_size
 from .pyramids import cone_edges, edge_slants
+from .sliding import sliding_factor
 
 
 @dataclass(frozen=True)
@@ -284,13 +287,6 @@ def row_weights(n_frames: int, torque_weight: float, landing_torque: float = 1.0
     if touchdown is not None:
         torque *= 1.0 - (1.0 - landing_torque) * np.nan_to_num(np.asarray(touchdown, dtype=float))
     return np.column_stack([np.ones((n_frames, 3)), np.repeat(torque[:, None], 3, axis=1)])
-
-
-def sliding_factor(velocities: np.ndarray, normals: np.ndarray, speed: float) -> np.ndarray:
-    """``exp(-(|v_t| / v_s)²)`` (T, K): how far a point sliding along its surface at ``|v_t|`` may still carry
-    load (``v_s`` the ``sliding_speed``; module docstring)."""
-    tangential = velocities - np.einsum("tki,tki->tk", velocities, normals)[..., None] * normals
-    return np.exp(-np.nan_to_num(np.sum(tangential ** 2, axis=-1), nan=0.0) / speed ** 2)
 
 
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)  # from Python only: no C callback
@@ -423,7 +419,8 @@ def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.n
                      joints: JointLoads | None = None, times: np.ndarray | None = None,
                      padding: np.ndarray | None = None, floor_only: np.ndarray | None = None,
                      facing: np.ndarray | None = None, touchdown: np.ndarray | None = None,
-                     settling: np.ndarray | None = None, bodies: np.ndarray | None = None) -> np.ndarray:
+                     settling: np.ndarray | None = None, bodies: np.ndarray | None = None,
+                     sole_bodies: list[int] | None = None) -> np.ndarray:
     """Point forces per surface (S, T, K, 3) [N] of (*) for root wrenches ``residual`` (T, 6) without
     contact, about ``root_origin`` (T, 3), at contact points ``points`` (T, K, 3) near ``surfaces`` (each
     point pushed by the surface that makes it most active; ``padding`` and ``floor_only`` (K,) as in
@@ -435,7 +432,8 @@ def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.n
     window (``Dynamics.touchdown``), where the torque rows weigh ``landing_torque`` of the rest, and ``settling``
     (T,) in the settling after a hard landing (``Dynamics.settling``), where the effort weighs ``settling_effort``
     (none: nowhere); ``bodies`` (K,) the body (segment) each point is on, for the shear term (****) (none: no
-    shear term).
+    shear term), and ``sole_bodies`` those of them whose points are a foot's sole, judged sliding together
+    (``sliding.sliding_speeds``; none: each point on its own).
     NaN in frames without a root wrench or a pose. Only the points that come within reach of a surface in some
     frame enter the solve."""
     if not weight > 0:
@@ -451,8 +449,10 @@ def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.n
     reach = np.flatnonzero((np.nan_to_num(activation) > options.min_activation).any(axis=0))  # the rest carry nothing
     near, activation, near_face = points[:, reach], activation[:, reach], face[:, reach]
     if velocities is not None and options.sliding_speed > 0:
+        soles = None if bodies is None or sole_bodies is None else \
+            np.where(np.isin(bodies, sole_bodies), bodies, -1)[reach]
         activation = activation * sliding_factor(np.asarray(velocities)[:, reach], arrays.normals[near_face],
-                                                 options.sliding_speed)
+                                                 options.sliding_speed, soles)
     activation = np.nan_to_num(activation)
     rows = np.sqrt(row_weights(len(points), torque_weight, options.landing_torque, touchdown))
     edges = cone_edges(arrays.normals, options.friction, facing)

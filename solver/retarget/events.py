@@ -11,7 +11,8 @@ goes beyond Brubaker et al. (2009), who estimate forces, not phases; the speed
 rule is the usual kinematic contact detection (e.g. Zeni et al. 2008 use
 foot-marker velocities), gated here by the estimated load.
 
-The speed is the slowest point's anywhere on the sole, not only at its contact points (``slowest_sole_speed``):
+The speed is the slowest point's anywhere on the sole, not only at its contact points
+(``contact.sliding.slowest_sole_speed``, by which the estimate also judges a sole's sliding):
 a rigid foot's velocity is affine in position, so the velocities of the sole polygon's points fill the polygon
 of its corners' velocities, and the slowest lies where that polygon comes nearest zero. A foot rolling over
 its forefoot turns about a line between its contact points, which all move while it stays put. The velocities
@@ -27,13 +28,13 @@ filtering, as before 2026-12-07), the toe offs come 16-24 ms before the plates' 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import combinations
 
 import numpy as np
 
 from ..contact.compare import THRESHOLD_BW
 from ..runs import runs
 from ..contact.estimate import Contact
+from ..contact.sliding import slowest_sole_speed
 
 #: A sole point slower than this [m/s] (horizontally) is planted.
 STILL_SPEED = 0.3
@@ -90,26 +91,6 @@ def stance_events(stance: np.ndarray, times: np.ndarray) -> tuple[FootEvent, ...
             if end < n:
                 events.append(FootEvent(f, "toe off", float(times[end])))
     return tuple(sorted(events, key=lambda e: (e.time, e.foot)))
-
-
-def slowest_sole_speed(velocities: np.ndarray) -> np.ndarray:
-    """(T,) the slowest horizontal speed [m/s] over the convex polygon of a foot's contact points, from their
-    horizontal velocities (T, K, 2): the distance from zero to the convex hull of those velocities (a rigid
-    body's velocity is affine in position), zero where the hull holds it; NaN where a velocity is."""
-    speed = np.fmin.reduce(np.linalg.norm(velocities, axis=-1), axis=1)
-    for i, j in combinations(range(velocities.shape[1]), 2):
-        a, edge = velocities[:, i], velocities[:, j] - velocities[:, i]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            s = np.clip(-np.sum(a * edge, 1) / np.sum(edge * edge, 1), 0.0, 1.0)
-        speed = np.fmin(speed, np.linalg.norm(a + np.nan_to_num(s)[:, None] * edge, axis=1))
-    for i, j, k in combinations(range(velocities.shape[1]), 3):
-        corners = velocities[:, [i, j, k]]
-        following = np.roll(corners, -1, axis=1)
-        turns = corners[..., 0] * following[..., 1] - corners[..., 1] * following[..., 0]  # z of each edge's cross
-        area = turns.sum(1)  # twice the signed area: a flat triangle (velocities in a line) holds no point
-        inside = ((turns >= 0).all(1) & (area > 0)) | ((turns <= 0).all(1) & (area < 0))
-        speed = np.where(inside, 0.0, speed)
-    return speed
 
 
 def foot_contacts(contact: Contact, threshold: float | None = None, still_speed: float = STILL_SPEED) -> FootContacts:

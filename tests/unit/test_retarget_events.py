@@ -8,7 +8,7 @@ import pytest
 
 from mocap_dynamics.solver.pipeline import PipelineOptions, run
 from mocap_dynamics.solver.retarget import foot_contacts
-from mocap_dynamics.solver.retarget.events import slowest_sole_speed
+from mocap_dynamics.solver.contact.sliding import slowest_sole_speed
 
 #: A right foot's sole corners [m]: heel lateral and medial, fifth and first metatarsal heads.
 SOLE = np.array([[0.0, -0.03], [0.0, 0.03], [0.17, -0.045], [0.19, 0.04]])
