@@ -153,13 +153,15 @@ def _unprefixed(labels: list[str], strip_prefix: bool, conversions: list[str], w
     Ball1:b1 and Ball2:b1 stay as they are); names still repeated are numbered."""
     if strip_prefix and any(":" in label for label in labels):
         stripped = [label.rsplit(":", 1)[-1] or label for label in labels]
-        unique = Counter(stripped)
-        strip = [":" in label and unique[name] == 1 for label, name in zip(labels, stripped)]
-        kept = [label for label, s in zip(labels, strip) if ":" in label and not s]
+        owners = {}
+        for label, name in zip(labels, stripped):
+            owners.setdefault(name, set()).add(label)
+        strip = [":" in label and len(owners[name]) == 1 for label, name in zip(labels, stripped)]
+        kept = list(dict.fromkeys(label for label, s in zip(labels, strip) if ":" in label and not s))
         if any(strip):
             prefixes = sorted({label.rsplit(":", 1)[0] + ":" for label, s in zip(labels, strip) if s})
             conversions.append(f"labels: removed the prefix {', '.join(map(repr, prefixes))} "
-                               f"({sum(strip)} labels)")
+                               f"({_count(sum(strip), 'label')})")
             labels = [name if s else label for label, name, s in zip(labels, stripped, strip)]
         if kept:
             warnings.append(f"Kept the label prefixes of {', '.join(kept)}: without them two markers would "

@@ -101,3 +101,18 @@ def test_the_command_line_names_the_flag(pair, tmp_path):
     assert done.stderr.strip() == ("error: --subject C names no subject of two.c3d, whose labels' prefixes are A, B, "
                                    "Ball. Give one of A, B, Ball.")
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("labels, read, warned", [
+    (("A:LASI", "A:LASI", "A:RASI"), ("LASI", "LASI_2", "RASI"), "Marker names used more than once were numbered"),
+    (("A:LASI", "B1:b", "B2:b"), ("LASI", "B1:b", "B2:b"), "Kept the label prefixes of B1:b, B2:b"),
+    (("LASI", "A:LASI"), ("LASI", "A:LASI"), "Kept the label prefixes of A:LASI")])
+def test_a_prefix_is_kept_only_where_its_name_would_repeat_another_marker_s(pair, tmp_path, labels, read, warned):
+    """Label by label: a label repeated whole loses its prefix and is numbered; two labels that differ only by
+    their prefixes keep them; the others lose theirs."""
+    one = pair[0]
+    trial = replace(one, markers=one.markers[:, :len(labels)], labels=labels)
+    write_trc(trial, tmp_path / "labels.trc")
+    read_back = load_trial(tmp_path / "labels.trc", ImportOptions(subject=None))
+    assert read_back.labels == read
+    assert any(w.startswith(warned) for w in read_back.warnings)
