@@ -16,7 +16,8 @@ vertical GRF from motion alone within 10.6 % BW of the plates).
 Measured with the default settings (``python -m solver TRIAL``, 2026-12-07; the plates say what the estimate
 misses): the drop jumps from a box fly 0.46 and 0.82 s (their edges left out) with 6.4 and 6.3 % BW there
 (vertical GRF from motion alone within 11.8 and 13.1 % BW of the plates); the sprint at 9 m/s flies 0.19 s with
-36.5 % BW (22.1 % BW from the plates, 74 % of its root force explained). Walks, sit-to-stand and squats have no
+36.5 % BW (22.7 % BW from the plates, 75 % of its root force explained; 22.1 and 74 % before its sole
+points were judged sliding with their foot, ``sliding``). Walks, sit-to-stand and squats have no
 flight. Above ``WARN_ABOVE``, the loosest force target the validated trials meet (drop jumps, landing impacts
 included), the contact warns.
 """
