@@ -13,7 +13,8 @@ with* segment S when
 
 The report says so and the user decides: placed on the pelvis by hand, the sprint's ``P1``-``P3`` (3-4 mm from the
 pelvis's markers, whose own spread is 5.4 mm) made its forces worse (marker RMS 11.8 -> 12.5 mm, vertical GRF from
-motion alone 22.1 -> 24.6 % BW from the plates; 2026-12-07), so nothing is placed without being asked.
+motion alone 22.1 -> 24.6 % BW from the plates; 2026-12-07, before ``contact.sliding``), so nothing is placed
+without being asked.
 """
 
 from __future__ import annotations
