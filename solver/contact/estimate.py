@@ -236,11 +236,13 @@ def detected_surfaces(dynamics: Dynamics, points: ContactPoints, positions: np.n
     the body's in the dynamics' frames."""
     model = dynamics.model
     rate = 1.0 / (dynamics.times[1] - dynamics.times[0]) if len(dynamics.times) > 1 else 1.0
-    candidates = find_patches(model, points, dynamics.poses[0], positions, velocities, centre_of_mass, rate)
+    candidates = find_patches(model, points, dynamics.poses[0], positions, velocities, centre_of_mass, rate,
+                              dynamics.gravity)
     if not candidates and at_winter is not None:
         q, poses, sharper, speeds, cutoff = at_winter
         candidates = [replace(patch, found_at_hz=cutoff) for patch in
-                      find_patches(model, points, poses[0], sharper, speeds - ground, model.body_com(q, poses), rate)]
+                      find_patches(model, points, poses[0], sharper, speeds - ground, model.body_com(q, poses), rate,
+                                   dynamics.gravity)]
     if not candidates:
         return (), np.zeros((0,) + positions.shape)
     weight = model.total_mass * float(np.linalg.norm(dynamics.gravity))

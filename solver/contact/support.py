@@ -15,7 +15,10 @@ candidate surface. Here, on a whole trial:
    heels): a subject standing still holds the pelvis still and its seat points face down, but the legs bear it
    (DJ3 with its markers drifting 1-2 cm at 2 Hz, as video markers do, found a "seat" at 1.10 m under the
    standing subject's pelvis in 4 of 6 variants, loaded with up to 53 % of the body weight; a chair's sitter
-   has her thighs level, a standing subject 85 degrees below it).
+   has her thighs level, a standing subject 85 degrees below it). And nothing rests while the body falls
+   freely: a point rests only in frames whose centre of mass is held up by at least ``SUPPORTED`` of the body's
+   weight (a body thrown up and holding its pose moves slower than ``REST_SPEED`` everywhere for 40 ms at the
+   top of its flight, and 1 m/s up found a floor there before this rule; a trampolinist's, a high jumper's).
 2. *Heights*: resting heights sorted and split where consecutive ones are more than ``HEIGHT_GAP`` apart;
    a cluster resting less than ``MIN_RESTING`` point-seconds is noise.
    The lowest cluster is the floor, wherever on it the subject stood; each cluster above it is split into
@@ -60,6 +63,9 @@ REST_SPEED = 0.2
 REST_FRACTION = 0.1
 #: ... facing down: its outward direction's vertical component below this ...
 FACING_DOWN = -0.5
+#: ... while the body's centre of mass accelerates up at more than this fraction of gravity's pull, relative to free
+#: fall (m (a - g) along the vertical, over m |g|: 0 in flight, 1 standing still) ...
+SUPPORTED = 0.25
 #: ... for at least this long [s].
 REST_TIME = 0.04
 #: Resting heights farther apart than this [m] belong to different surfaces.
@@ -128,7 +134,7 @@ def outward_directions(model, points: ContactPoints) -> np.ndarray:
 
 
 def resting_mask(model, points: ContactPoints, rotations: np.ndarray, positions: np.ndarray, velocities: np.ndarray,
-                 centre_of_mass: np.ndarray, rate: float) -> np.ndarray:
+                 centre_of_mass: np.ndarray, rate: float, gravity: np.ndarray) -> np.ndarray:
     """(T, K) True where a contact point rests (module docstring, step 1); ``rotations`` (T, S, 3, 3) the
     segments' world rotations."""
     travel = np.linalg.norm(np.gradient(centre_of_mass[:, :2], 1.0 / rate, axis=0), axis=1) \
@@ -139,7 +145,20 @@ def resting_mask(model, points: ContactPoints, rotations: np.ndarray, positions:
         still = (np.linalg.norm(velocities, axis=-1) < threshold) & (down < FACING_DOWN)
     pelvis = np.array([model.segments[i].name == "pelvis" for i in points.segments], dtype=bool)
     still[:, pelvis] &= ~thighs_upright(model, rotations)[:, None]
+    still &= needs_support(centre_of_mass, rate, gravity)[:, None]
     return _sustained(still, max(1, int(round(REST_TIME * rate))))
+
+
+def needs_support(centre_of_mass: np.ndarray, rate: float, gravity: np.ndarray) -> np.ndarray:
+    """(T,) False where the body falls freely, or nearly: its centre of mass (T, 3) accelerates, relative to
+    free fall under ``gravity`` (3,) [m/s²], by less than ``SUPPORTED`` of |g| upward; True where that is
+    unknown (gaps, fewer than three frames)."""
+    pull = float(np.linalg.norm(gravity))
+    if len(centre_of_mass) < 3 or pull == 0.0:
+        return np.ones(len(centre_of_mass), bool)
+    acceleration = np.gradient(np.gradient(centre_of_mass, 1.0 / rate, axis=0), 1.0 / rate, axis=0)
+    with np.errstate(invalid="ignore"):
+        return ~((acceleration - gravity) @ (-gravity / pull) < SUPPORTED * pull)
 
 
 def thighs_upright(model, rotations: np.ndarray) -> np.ndarray:
@@ -221,10 +240,10 @@ def slab(top: Plane, samples: np.ndarray) -> tuple[Surface, np.ndarray]:
 
 
 def find_patches(model, points: ContactPoints, rotations: np.ndarray, positions: np.ndarray,
-                 velocities: np.ndarray, centre_of_mass: np.ndarray, rate: float) -> list[Patch]:
+                 velocities: np.ndarray, centre_of_mass: np.ndarray, rate: float, gravity: np.ndarray) -> list[Patch]:
     """Candidate support surfaces (module docstring), the floor first; empty when nothing rests. ``rotations``
-    (T, S, 3, 3) the segments' world rotations (``forward_kinematics``)."""
-    resting = resting_mask(model, points, rotations, positions, velocities, centre_of_mass, rate)
+    (T, S, 3, 3) the segments' world rotations (``forward_kinematics``), ``gravity`` (3,) [m/s²]."""
+    resting = resting_mask(model, points, rotations, positions, velocities, centre_of_mass, rate, gravity)
     names = np.array([model.segments[i].name for i in points.segments])
     return patches_of(resting, positions, names, centre_of_mass, rate)
 

@@ -82,7 +82,7 @@ def test_a_walk_on_a_treadmill_stands_on_its_belt(shared_data, tmp_path):
     positions = point_positions(dynamics.model, dynamics.q, points)
     in_the_lab = find_patches(dynamics.model, points, dynamics.poses[0], positions,
                               np.gradient(positions, dynamics.times, axis=0), dynamics.model.body_com(dynamics.q),
-                              100.0)
+                              100.0, dynamics.gravity)
     assert in_the_lab == []
 
 

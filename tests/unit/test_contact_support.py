@@ -115,11 +115,14 @@ def test_a_floor_rising_less_than_the_soles_error_is_level():
         assert len(patches) == 1 and (patches[0].tilt == 0.0) == level, (rise, patches[0].tilt)
 
 
-def test_a_body_in_the_air_has_no_support(model):  # noqa: F811
-    """A body falling for 0.3 s from 2 m above the floor: nothing rests, so there is no made-up floor."""
-    q0 = model.neutral_q()
-    q0[2] = 3.0
-    fall = simulate_contact(model, q0, np.zeros(model.nv), Surface.floor(0.0), duration=0.3, rate=RATE * 10)
+@pytest.mark.parametrize("thrown_up", [0.0, 1.5])
+def test_a_body_in_the_air_has_no_support(model, thrown_up):  # noqa: F811
+    """A body falling for 0.3 s from 2 m above the floor, or thrown up at 1.5 m/s (the top of its flight at
+    0.15 s, where every point of it moves slower than ``REST_SPEED`` for 40 ms: a floor was found there before
+    ``SUPPORTED``): nothing rests, so there is no made-up floor."""
+    q0, v0 = model.neutral_q(), np.zeros(model.nv)
+    q0[2], v0[2] = 3.0, thrown_up
+    fall = simulate_contact(model, q0, v0, Surface.floor(0.0), duration=0.3, rate=RATE * 10)
     contact = estimate_contact(fall.motion)
     assert contact.surfaces == () and contact.summary()["surfaces"] == []
     assert "no support found" in contact.warnings[0]
