@@ -67,6 +67,7 @@ from .paper_fit import Bounds, fit_plane_and_springs
 from .per_frame import JointLoads, PerFrameOptions, per_frame_forces
 from .pyramids import facing_direction
 from .result import Contact, contact_from_surfaces, foot_segments
+from .sliding import sole_of
 from .support import find_patches
 
 #: How the point forces are found: solved per frame (the default), or the paper's springs (eqs. 4-7).
@@ -223,6 +224,21 @@ def winter_filtered(motion: Motion | None, dynamics: Dynamics, points: ContactPo
     return winter.q, poses, positions, np.gradient(positions, winter.times, axis=0), winter.options.get("cutoff_hz")
 
 
+def _first_found(model, points: ContactPoints, motions: list, rate: float, gravity: np.ndarray) -> list:
+    """The candidate patches (``support.find_patches``) of the first of ``motions`` (each: its cutoff [Hz] or
+    None for the dynamics' own, the segments' rotations, the points' positions and velocities, the centre of
+    mass) in which a point rests, each point judged by its own speed; failing that, with the soles' points judged
+    with their foot (``support.rolling_speeds``: a sprinter's forefoot rolls through a stance in which no point of
+    it is still for long)."""
+    soles = sole_of(points.segments, [model.index(name) for name in model.metadata.get("soles", ())])
+    for judged in (None, soles):
+        for cutoff, rotations, where, speeds, centre_of_mass in motions:
+            found = find_patches(model, points, rotations, where, speeds, centre_of_mass, rate, gravity, judged)
+            if found:
+                return [replace(patch, found_at_hz=cutoff, found_rolling=judged is not None) for patch in found]
+    return []
+
+
 def detected_surfaces(dynamics: Dynamics, points: ContactPoints, positions: np.ndarray, velocities: np.ndarray,
                       sliding: np.ndarray, centre_of_mass: np.ndarray, torque_weight: float, options: PerFrameOptions,
                       constants: ContactConstants, at_winter: tuple | None = None, ground: np.ndarray = np.zeros(3)):
@@ -230,19 +246,18 @@ def detected_surfaces(dynamics: Dynamics, points: ContactPoints, positions: np.n
     module docstring) and their per-frame point forces (S, T, K, 3) [N]: the floor's alone, solved again
     with every kept surface in the frames where a point comes within reach of a raised one. Where no point
     rests in the dynamics' motion, the patches are looked for in the motion filtered at Winter's cutoff
-    (``at_winter``: ``winter_filtered``'s, when known).
+    (``at_winter``: ``winter_filtered``'s, when known), then in both with the soles judged with their foot
+    (``_first_found``).
     ``velocities`` (where points rest) and ``sliding`` (whether a point slides, ``per_frame``; both (T, K, 3)) are
     relative to the floor, which moves at ``ground`` [m/s] (``ground.floor_velocity``); ``centre_of_mass`` (T, 3)
     the body's in the dynamics' frames."""
     model = dynamics.model
     rate = 1.0 / (dynamics.times[1] - dynamics.times[0]) if len(dynamics.times) > 1 else 1.0
-    candidates = find_patches(model, points, dynamics.poses[0], positions, velocities, centre_of_mass, rate,
-                              dynamics.gravity)
-    if not candidates and at_winter is not None:
+    motions = [(None, dynamics.poses[0], positions, velocities, centre_of_mass)]
+    if at_winter is not None:
         q, poses, sharper, speeds, cutoff = at_winter
-        candidates = [replace(patch, found_at_hz=cutoff) for patch in
-                      find_patches(model, points, poses[0], sharper, speeds - ground, model.body_com(q, poses), rate,
-                                   dynamics.gravity)]
+        motions.append((cutoff, poses[0], sharper, speeds - ground, model.body_com(q, poses)))
+    candidates = _first_found(model, points, motions, rate, dynamics.gravity)
     if not candidates:
         return (), np.zeros((0,) + positions.shape)
     weight = model.total_mass * float(np.linalg.norm(dynamics.gravity))

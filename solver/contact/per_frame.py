@@ -215,7 +215,7 @@ from .activation import activations
 from .model import ContactConstants, SurfaceArrays
 from .nnls import nnls_tikhonov, nnls_work_size
 from .pyramids import cone_edges, edge_slants
-from .sliding import sliding_factor
+from .sliding import sliding_factor, sole_of
 
 
 @dataclass(frozen=True)
@@ -449,8 +449,7 @@ def per_frame_forces(residual: np.ndarray, root_origin: np.ndarray, points: np.n
     reach = np.flatnonzero((np.nan_to_num(activation) > options.min_activation).any(axis=0))  # the rest carry nothing
     near, activation, near_face = points[:, reach], activation[:, reach], face[:, reach]
     if velocities is not None and options.sliding_speed > 0:
-        soles = None if bodies is None or sole_bodies is None else \
-            np.where(np.isin(bodies, sole_bodies), bodies, -1)[reach]
+        soles = None if bodies is None or sole_bodies is None else sole_of(bodies, sole_bodies)[reach]
         activation = activation * sliding_factor(np.asarray(velocities)[:, reach], arrays.normals[near_face],
                                                  options.sliding_speed, soles)
     activation = np.nan_to_num(activation)

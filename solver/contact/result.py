@@ -191,8 +191,9 @@ class Contact:
     @property
     def warnings(self) -> tuple[str, ...]:
         """What a user should know about these forces: no support at all; supports found only at Winter's
-        cutoff; per-frame forces from unfiltered accelerations carry their differentiation noise; a trial cut
-        inside a landing's impact; a motion that needs a large root force in flight (``Flight.warning``)."""
+        cutoff, or only with the soles judged with their foot; per-frame forces from unfiltered accelerations
+        carry their differentiation noise; a trial cut inside a landing's impact; a motion that needs a large
+        root force in flight (``Flight.warning``)."""
         options = self.dynamics.options
         if not self.surfaces:
             return ("no support found: no body point rests on a surface anywhere in the trial (an aerial, a "
@@ -203,6 +204,10 @@ class Contact:
             found.append(f"supports found in the motion filtered at Winter's {self.patches[0].found_at_hz:.3g} Hz: "
                          f"at the dynamics' {cutoff:.3g} Hz no body point rests long enough (a runner's short "
                          f"stances smoothed away); the forces still follow the {cutoff:.3g} Hz motion")
+        if self.patches and self.patches[0].found_rolling:
+            found.append("supports found only with each foot's sole judged as a whole: no body point rests long "
+                         "enough anywhere in the trial (a sprinter's forefoot rolling through short stances); the "
+                         "floor may sit a centimetre low")
         if self.force_model == "per_frame" and options.get("derivatives", "").endswith("differences") \
                 and options.get("cutoff_hz") is None:
             found.append("per-frame contact forces follow the noise of unfiltered accelerations: filter the "

@@ -52,6 +52,12 @@ def slowest_sole_speed(velocities: np.ndarray) -> np.ndarray:
     return speed
 
 
+def sole_of(segments: np.ndarray, soles) -> np.ndarray:
+    """(K,) the sole each point is on, from its segment (K,): the segment's index where it is one of ``soles``
+    (``model.metadata["soles"]``'s indices), -1 elsewhere."""
+    return np.where(np.isin(segments, list(soles)), segments, -1)
+
+
 def sliding_speeds(tangential: np.ndarray, soles: np.ndarray | None = None) -> np.ndarray:
     """(T, K) the speed [m/s] at which each point is judged to slide, from its velocity along its surface
     (T, K, 3): its own, or on a sole (``soles`` (K,): the sole each point belongs to, -1 for none; None: no

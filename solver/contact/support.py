@@ -19,6 +19,12 @@ candidate surface. Here, on a whole trial:
    freely: a point rests only in frames whose centre of mass is held up by at least ``SUPPORTED`` of the body's
    weight (a body thrown up and holding its pose moves slower than ``REST_SPEED`` everywhere for 40 ms at the
    top of its flight, and 1 m/s up found a floor there before this rule; a trampolinist's, a high jumper's).
+   Where no point rests so, in the dynamics' motion nor in the one filtered at Winter's cutoff, the soles' points
+   are judged with their foot (``rolling_speeds``; ``estimate._first_found``): a sprinter's forefoot rolls
+   through its stance, and no point of it may stay still for long (the sprint asked to rest 0.08 s instead of
+   0.04, or below 0.05 of its body's speed instead of 0.1, found no support: 147 % BW from its plates; with its
+   soles it finds its floor 0.2-0.9 cm lower than as built, 21.9-22.8 % BW; asked to rest its whole 0.1 s
+   stance, still none).
 2. *Heights*: resting heights sorted and split where consecutive ones are more than ``HEIGHT_GAP`` apart;
    a cluster resting less than ``MIN_RESTING`` point-seconds is noise.
    The lowest cluster is the floor, wherever on it the subject stood; each cluster above it is split into
@@ -56,6 +62,7 @@ from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
 
 from .model import ContactPoints, Plane, Surface
+from .sliding import sliding_speeds
 
 #: A contact point rests below this speed [m/s] ...
 REST_SPEED = 0.2
@@ -95,8 +102,9 @@ class Patch:
     """A support surface found from resting points: its ``surface`` (a half-space for the floor, a slab for
     a raised patch), ``kind`` ("floor" or "raised"), ``centre`` (3,) of its resting samples on the plane,
     ``corners`` (4, 3) of its extent (None for the floor), the frames (T,) in which its points rest, the
-    segments whose points rest on it, and the cutoff [Hz] of the motion they were found resting in when it
-    is not the dynamics' own (``estimate.detected_surfaces``)."""
+    segments whose points rest on it, the cutoff [Hz] of the motion they were found resting in when it is not
+    the dynamics' own, and whether they were found only with the soles judged with their foot
+    (``estimate.detected_surfaces``)."""
 
     surface: Surface
     kind: str
@@ -105,6 +113,7 @@ class Patch:
     resting: np.ndarray
     segments: tuple[str, ...]
     found_at_hz: float | None = None
+    found_rolling: bool = False
 
     @property
     def height(self) -> float:
@@ -134,19 +143,38 @@ def outward_directions(model, points: ContactPoints) -> np.ndarray:
 
 
 def resting_mask(model, points: ContactPoints, rotations: np.ndarray, positions: np.ndarray, velocities: np.ndarray,
-                 centre_of_mass: np.ndarray, rate: float, gravity: np.ndarray) -> np.ndarray:
+                 centre_of_mass: np.ndarray, rate: float, gravity: np.ndarray, soles: np.ndarray | None = None
+                 ) -> np.ndarray:
     """(T, K) True where a contact point rests (module docstring, step 1); ``rotations`` (T, S, 3, 3) the
-    segments' world rotations."""
+    segments' world rotations; ``soles`` (K,) the sole each point is on (-1: none; ``sliding.sole_of``) to judge
+    the soles' points with their foot (``rolling_speeds``), None to judge each point by its own speed."""
     travel = np.linalg.norm(np.gradient(centre_of_mass[:, :2], 1.0 / rate, axis=0), axis=1) \
         if len(positions) > 1 else np.zeros(len(positions))
     threshold = np.maximum(REST_SPEED, REST_FRACTION * np.nan_to_num(travel))[:, None]
     down = np.einsum("tkj,kj->tk", rotations[:, points.segments, 2], outward_directions(model, points))
+    speed = np.linalg.norm(velocities, axis=-1) if soles is None else rolling_speeds(velocities, soles)
     with np.errstate(invalid="ignore"):
-        still = (np.linalg.norm(velocities, axis=-1) < threshold) & (down < FACING_DOWN)
+        still = (speed < threshold) & (down < FACING_DOWN)
     pelvis = np.array([model.segments[i].name == "pelvis" for i in points.segments], dtype=bool)
     still[:, pelvis] &= ~thighs_upright(model, rotations)[:, None]
     still &= needs_support(centre_of_mass, rate, gravity)[:, None]
     return _sustained(still, max(1, int(round(REST_TIME * rate))))
+
+
+def rolling_speeds(velocities: np.ndarray, soles: np.ndarray) -> np.ndarray:
+    """(T, K) the speeds [m/s] at which points with velocities (T, K, 3) are judged to move, the soles' points
+    with their foot (``soles`` (K,), -1 off any sole): ``sliding.sliding_speeds`` (a sole turning about a
+    point or a line within it is judged by how fast that moves), and no slower than the sole's slowest vertical
+    speed (zero where its points' vertical velocities take both signs: a forefoot rolling on the floor; not a
+    sole carried up or down as a whole, as on a trampoline's bed)."""
+    speed = sliding_speeds(velocities, soles)
+    for sole in np.unique(soles[soles >= 0]):
+        vertical = velocities[:, soles == sole, 2]
+        with np.errstate(invalid="ignore"):
+            either_way = (np.fmin.reduce(vertical, axis=1) <= 0.0) & (np.fmax.reduce(vertical, axis=1) >= 0.0)
+        lifted = np.where(either_way, 0.0, np.fmin.reduce(np.abs(vertical), axis=1))
+        speed[:, soles == sole] = np.fmax(speed[:, soles == sole], lifted[:, None])
+    return speed
 
 
 def needs_support(centre_of_mass: np.ndarray, rate: float, gravity: np.ndarray) -> np.ndarray:
@@ -240,10 +268,12 @@ def slab(top: Plane, samples: np.ndarray) -> tuple[Surface, np.ndarray]:
 
 
 def find_patches(model, points: ContactPoints, rotations: np.ndarray, positions: np.ndarray,
-                 velocities: np.ndarray, centre_of_mass: np.ndarray, rate: float, gravity: np.ndarray) -> list[Patch]:
+                 velocities: np.ndarray, centre_of_mass: np.ndarray, rate: float, gravity: np.ndarray,
+                 soles: np.ndarray | None = None) -> list[Patch]:
     """Candidate support surfaces (module docstring), the floor first; empty when nothing rests. ``rotations``
-    (T, S, 3, 3) the segments' world rotations (``forward_kinematics``), ``gravity`` (3,) [m/s²]."""
-    resting = resting_mask(model, points, rotations, positions, velocities, centre_of_mass, rate, gravity)
+    (T, S, 3, 3) the segments' world rotations (``forward_kinematics``), ``gravity`` (3,) [m/s²], ``soles`` as
+    in ``resting_mask``."""
+    resting = resting_mask(model, points, rotations, positions, velocities, centre_of_mass, rate, gravity, soles)
     names = np.array([model.segments[i].name for i in points.segments])
     return patches_of(resting, positions, names, centre_of_mass, rate)
 
