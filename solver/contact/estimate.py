@@ -60,6 +60,7 @@ import numpy as np
 from ..dynamics import Dynamics, inverse_dynamics, motion_derivatives
 from ..errors import SolverError
 from ..kinematics.motion import Motion
+from ..model.contact_points import sole_segments
 from .activation import activations
 from .ground import floor_velocity
 from .model import ContactConstants, ContactPoints, Surface, SurfaceArrays, point_motion, point_positions
@@ -183,7 +184,7 @@ def _per_frame_by_surface(dynamics: Dynamics, surfaces: tuple[Surface, ...], mot
     segments (K,) (``ContactPoints``), ``joints`` (``joint_loads``) the joints of the effort term, over all frames;
     the soles (``model.metadata["soles"]``) judged sliding as feet (``sliding``)."""
     positions, velocities, centre_of_mass, padding, floor_only, points_segments = motion
-    soles = [dynamics.model.index(name) for name in dynamics.model.metadata.get("soles", ())]
+    soles = sole_segments(dynamics.model)
     weight = dynamics.model.total_mass * float(np.linalg.norm(dynamics.gravity))
     joints = JointLoads(joints.torque[frames], joints.centre[frames], joints.carries)
     return per_frame_forces(dynamics.root_wrench[frames], dynamics.root_origin[frames], positions[frames],
@@ -230,7 +231,7 @@ def _first_found(model, points: ContactPoints, motions: list, rate: float, gravi
     mass) in which a point rests, each point judged by its own speed; failing that, with the soles' points judged
     with their foot (``support.rolling_speeds``: a sprinter's forefoot rolls through a stance in which no point of
     it is still for long)."""
-    soles = sole_of(points.segments, [model.index(name) for name in model.metadata.get("soles", ())])
+    soles = sole_of(points.segments, sole_segments(model))
     for judged in (None, soles):
         for cutoff, rotations, where, speeds, centre_of_mass in motions:
             found = find_patches(model, points, rotations, where, speeds, centre_of_mass, rate, gravity, judged)

@@ -54,7 +54,7 @@ def slowest_sole_speed(velocities: np.ndarray) -> np.ndarray:
 
 def sole_of(segments: np.ndarray, soles) -> np.ndarray:
     """(K,) the sole each point is on, from its segment (K,): the segment's index where it is one of ``soles``
-    (``model.metadata["soles"]``'s indices), -1 elsewhere."""
+    (``model.contact_points.sole_segments``), -1 elsewhere."""
     return np.where(np.isin(segments, list(soles)), segments, -1)
 
 

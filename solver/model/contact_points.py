@@ -182,7 +182,7 @@ def level_soles(model: BodyModel, static: Trial) -> tuple[BodyModel, tuple[str, 
     there (a static trial on a box, a foot lifted throughout) keeps its sole
     points, and the warning returned says so.
     """
-    feet = _soled(model)
+    feet = sole_segments(model)
     fit = fit_segments(model, static.labels, static.markers)
     if not feet or not fit.valid.any():
         return model, ()
@@ -224,7 +224,7 @@ def level_soles_at_rest(model: BodyModel, fit: SegmentFit, rate: float) -> BodyM
     keeps its horizontal place under the foot and gets the mean height of the foot's sole points; the point in the
     foot frame is the median over the frames (module docstring). A foot that never rests flat (a sprinter's, on
     the forefoot) keeps its sole."""
-    feet = _soled(model)
+    feet = sole_segments(model)
     half = max(1, int(round(0.5 * FLAT_WINDOW * rate)))
     if not feet or fit.valid.sum() <= 2 * half:
         return model
@@ -252,7 +252,7 @@ def level_soles_at_rest(model: BodyModel, fit: SegmentFit, rate: float) -> BodyM
     return replace(model, segments=tuple(segments))
 
 
-def _soled(model: BodyModel) -> list[int]:
+def sole_segments(model: BodyModel) -> list[int]:
     """The segments with the four sole points (``with_contact_points``; a foot given a ring instead has none)."""
     return [k for k, s in enumerate(model.segments) if s.name in model.metadata.get("soles", ())]
 
