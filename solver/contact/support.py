@@ -150,16 +150,15 @@ def resting_mask(model, points: ContactPoints, rotations: np.ndarray, positions:
     """(T, K) True where a contact point rests (module docstring, step 1); ``rotations`` (T, S, 3, 3) the
     segments' world rotations; ``soles`` (K,) the sole each point is on (-1: none; ``sliding.sole_of``) to judge
     the soles' points with their foot (``rolling_speeds``), None to judge each point by its own speed."""
-    travel = np.linalg.norm(np.gradient(centre_of_mass[:, :2], 1.0 / rate, axis=0), axis=1) \
-        if len(positions) > 1 else np.zeros(len(positions))
-    threshold = np.maximum(REST_SPEED, REST_FRACTION * np.nan_to_num(travel))[:, None]
+    moving = np.gradient(centre_of_mass, 1.0 / rate, axis=0) if len(positions) > 1 else np.zeros((len(positions), 3))
+    threshold = np.maximum(REST_SPEED, REST_FRACTION * np.nan_to_num(np.linalg.norm(moving[:, :2], axis=1)))[:, None]
     down = np.einsum("tkj,kj->tk", rotations[:, points.segments, 2], outward_directions(model, points))
     speed = np.linalg.norm(velocities, axis=-1) if soles is None else rolling_speeds(velocities, soles)
     with np.errstate(invalid="ignore"):
         still = (speed < threshold) & (down < FACING_DOWN)
     pelvis = np.array([model.segments[i].name == "pelvis" for i in points.segments], dtype=bool)
     still[:, pelvis] &= ~thighs_upright(model, rotations)[:, None]
-    still &= needs_support(centre_of_mass, rate, gravity)[:, None]
+    still &= needs_support(moving, rate, gravity)[:, None]
     return _sustained(still, max(1, int(round(REST_TIME * rate))))
 
 
@@ -171,22 +170,23 @@ def rolling_speeds(velocities: np.ndarray, soles: np.ndarray) -> np.ndarray:
     sole carried up or down as a whole, as on a trampoline's bed)."""
     speed = sliding_speeds(velocities, soles)
     for sole in np.unique(soles[soles >= 0]):
-        vertical = velocities[:, soles == sole, 2]
+        mine = soles == sole
+        vertical = velocities[:, mine, 2]
         with np.errstate(invalid="ignore"):
             either_way = (np.fmin.reduce(vertical, axis=1) <= 0.0) & (np.fmax.reduce(vertical, axis=1) >= 0.0)
         lifted = np.where(either_way, 0.0, np.fmin.reduce(np.abs(vertical), axis=1))
-        speed[:, soles == sole] = np.fmax(speed[:, soles == sole], lifted[:, None])
+        speed[:, mine] = np.fmax(speed[:, mine], lifted[:, None])
     return speed
 
 
-def needs_support(centre_of_mass: np.ndarray, rate: float, gravity: np.ndarray) -> np.ndarray:
-    """(T,) False where the body falls freely, or nearly: its centre of mass (T, 3) accelerates, relative to
-    free fall under ``gravity`` (3,) [m/s²], by less than ``SUPPORTED`` of |g| upward; True where that is
-    unknown (gaps, fewer than three frames)."""
+def needs_support(centre_of_mass_velocity: np.ndarray, rate: float, gravity: np.ndarray) -> np.ndarray:
+    """(T,) False where the body falls freely, or nearly: its centre of mass, moving at ``centre_of_mass_velocity``
+    (T, 3) [m/s], accelerates, relative to free fall under ``gravity`` (3,) [m/s²], by less than ``SUPPORTED`` of
+    |g| upward; True where that is unknown (gaps, fewer than three frames)."""
     pull = float(np.linalg.norm(gravity))
-    if len(centre_of_mass) < 3 or pull == 0.0:
-        return np.ones(len(centre_of_mass), bool)
-    acceleration = np.gradient(np.gradient(centre_of_mass, 1.0 / rate, axis=0), 1.0 / rate, axis=0)
+    if len(centre_of_mass_velocity) < 3 or pull == 0.0:
+        return np.ones(len(centre_of_mass_velocity), bool)
+    acceleration = np.gradient(centre_of_mass_velocity, 1.0 / rate, axis=0)
     with np.errstate(invalid="ignore"):
         return ~((acceleration - gravity) @ (-gravity / pull) < SUPPORTED * pull)
 
