@@ -11,11 +11,7 @@ from mocap_dynamics.solver.contact import support
 from mocap_dynamics.solver.contact.sliding import sliding_speeds
 from mocap_dynamics.solver.contact.support import rolling_speeds
 from mocap_dynamics.solver.pipeline import PipelineOptions, run
-
-#: A right foot's sole corners [m] (heel lateral and medial, fifth and first metatarsal heads) and an elbow's
-#: point, on no sole.
-CORNERS = np.array([[0.0, -0.03, 0.0], [0.0, 0.03, 0.0], [0.17, -0.045, 0.0], [0.19, 0.04, 0.0], [0.1, 0.3, 0.0]])
-SOLES = np.array([0, 0, 0, 0, -1])
+from tests.unit.test_contact_sliding import CORNERS, SOLES
 
 
 def _rolling(axis_x: float, turn_rate: float, carried=(0.0, 0.0, 0.0)) -> np.ndarray:
