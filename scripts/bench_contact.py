@@ -26,7 +26,8 @@
    vertical RMSE, r, the root force explained, the joint moments' mean r against those with the plates, and the
    surfaces where they are not the ones found as recorded.
 7. The same trials with only their pelvis and leg markers kept: a lower-body model, its head, arms and trunk (HAT)
-   following the pelvis's slow motion (the default) or welded to it (``--head welded``).
+   following the pelvis's slow motion (the default) or welded to it (``--head welded``); and with the thorax's
+   markers kept too but the acromions' (C7 and the sternum, as lower-body gait sets with a thorax have them).
 8. The bouncing ball of §3 (table and mouse pad): recovered parameters.
 9. Trials cut where a recording may begin or end (a drop jump in flight, a sit-to-stand seated, one walking step):
    vertical RMSE and r against the whole trial's over the same frames.
@@ -360,23 +361,28 @@ def bench_recaptured(out: Path) -> None:
 
 def bench_lower_body(out: Path) -> None:
     """The trials with plates with their lower-body markers only: a Markdown table, HAT following the pelvis
-    (default) against welded to it."""
+    (default) against welded to it, and with the thorax's markers kept but its acromions' (C7 and the sternum)."""
     from mocap_dynamics.solver.pipeline import PipelineOptions, run
     sys.path.insert(0, str(ROOT))
     from tests.unit.test_model_partial_bodies import lower_body_copy
-    print("   lower-body markers only (vertical RMSE % BW, r; horizontal RMSE % BW; COP cm; explained):")
-    print("\n| trial | HAT following the pelvis (default) | HAT welded (`--head welded`) |\n|---|---|---|")
+    print("   lower-body markers only (vertical RMSE % BW, r; horizontal RMSE % BW; COP cm; explained; moments r "
+          "against ours with the plates where they see all):")
+    print("\n| trial | HAT following the pelvis (default) | HAT welded (`--head welded`) | with a thorax (C7 and the "
+          "sternum, no acromion) |\n|---|---|---|---|")
     for name, file, kind, static in TRIALS:
         if static is not None or not file.endswith(".trc") or not (SHARED / file).is_file():
             continue
-        path = lower_body_copy(SHARED / file, out / "lower_body")
+        legs = lower_body_copy(SHARED / file, out / "lower_body")
+        thorax = lower_body_copy(SHARED / file, out / "lower_body_thorax", thorax=True)
         cells = []
-        for head in ("level", "welded"):
-            result = run(path, PipelineOptions(until="contact", head=head))
+        for copy, head in ((legs, "level"), (legs, "welded"), (thorax, "level")):
+            result = run(copy, PipelineOptions(until="contact", head=head))
             s = result.plate_comparison.summary()
+            moments = s["joint_moments"]["where_plates_see_all"]["mean_r"]
             cells.append(f"{s['rmse_vertical_bw_percent']:.1f}, {s['correlation_vertical']:.3f}; "
                          f"{s['rmse_horizontal_bw_percent']:.1f}; {fmt(s['cop_error_single_support_cm'])}; "
-                         f"{100 * result.contact.explained_force:.1f} % ({result.model.total_mass:.1f} kg)")
+                         f"{100 * result.contact.explained_force:.1f} %; {moments:.3f} ({result.model.total_mass:.1f} "
+                         "kg)")
         print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
     print()
 

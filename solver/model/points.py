@@ -115,6 +115,11 @@ class Points:
                 return sum(w * t for (_, w), t in zip(point.weights, tracks))
         raise Missing(name)
 
+    def is_marked(self, name: str) -> bool:
+        """Whether the trial has the markers of one of the landmark's alternatives (``marked`` would find it)."""
+        return any(all(self.marker(label) is not None for label in point.labels)
+                   for point in self.markerset.landmarks.get(name, ()))
+
     def estimated(self, name: str, how: str) -> None:
         """Record that ``name`` was placed without its lost marker, and ``how``: a warning in the report."""
         self.methods[name] = how

@@ -9,6 +9,9 @@ the lost marker's place, median over frames, on the shared trials (session scrip
   heels 0.8-1.6 cm, toes 0.8-2.9 cm;
 - an ASIS or an acromion: the other one mirrored across the pelvis's or the trunk's plane of symmetry
   (``asis_from_other_side``: 0.8-3.5 cm; ``acromion_from_other_side``: 1.3-4.2 cm);
+- both acromions (a thorax marked at C7 and the sternum only, as lower-body gait sets with a thorax are):
+  where the shoulder centres of a marker-less upper body sit, from the neck across the trunk's plane of
+  symmetry (``acromion_from_trunk``: 1.0-6.4 cm, the trunk's left-right axis within 0.5-6.4 degrees);
 - a knee, ankle, elbow or wrist with neither condyle marker: the point fixed relative to both its segments'
   own markers (``functional_centre``, SCoRE): knees 0.9-2.6 cm, ankles 0.7-4.3 cm in the sagittal plane.
 """
@@ -21,6 +24,7 @@ import numpy as np
 
 from .frames import triad, unit
 from .functional_joints import rigid_frames, score, turned
+from .joint_centres import RAB_SHOULDER, SHOULDER_DROP, SHOULDER_WIDTH
 
 if TYPE_CHECKING:
     from .points import Points
@@ -36,15 +40,17 @@ FUNCTIONAL_TURN = 10.0
 
 
 def lost_landmark(points: Points, name: str) -> np.ndarray | None:
-    """A heel, toe, ASIS or acromion landmark whose marker the trial lacks, from the other side's; None for
-    any other landmark, or when the other side's marker is lost too."""
+    """A heel, toe, ASIS or acromion landmark whose marker the trial lacks, from the other side's (both acromions:
+    from the trunk); None for any other landmark, or when the other side's marker is lost too."""
     base, side = name[:-2], name[-1]
     if base in ("heel", "toe"):
         return from_other_foot(points, base, side)
     if base == "asis":
         return asis_from_other_side(points, side)
     if base == "acromion":
-        return acromion_from_other_side(points, side)
+        if points.is_marked(f"acromion_{OTHER_SIDE[side]}"):
+            return acromion_from_other_side(points, side)
+        return acromion_from_trunk(points, side)
     return None
 
 
@@ -74,18 +80,47 @@ def asis_from_other_side(points: Points, side: str) -> np.ndarray | None:
     return mirrored(asis, 0.5 * (a + b), unit(a - b))
 
 
+def trunk_plane(points: Points) -> tuple[np.ndarray, np.ndarray]:
+    """C7 and the unit normal, pointing left, of the trunk's plane of symmetry through C7, the jugular notch and the
+    mid-hip (T, 3) each."""
+    c7 = points.get("c7")
+    return c7, unit(np.cross(points.get("supr") - c7, points.get("mid_hip") - c7))
+
+
 def acromion_from_other_side(points: Points, side: str) -> np.ndarray:
     """The acromion mirrored from the other one across the trunk's plane of symmetry, through C7, the jugular
     notch and the mid-hip (the torso's frame needs both acromions). From the marker: 1.3-1.5 cm on subject 4's
     trials and CMU's, 2.0-2.5 on the video trials, 4.0-4.2 on the sprint and the squat."""
     other = OTHER_SIDE[side]
     acromion = points.marked(f"acromion_{other}")
-    c7 = points.get("c7")
-    normal = unit(np.cross(points.get("supr") - c7, points.get("mid_hip") - c7))
+    c7, normal = trunk_plane(points)
     points.estimated(f"acromion_{side}", f"stand-in: {points.labels_of(f'acromion_{other}')} mirrored across the "
                                          f"plane through C7, the jugular notch and the mid-hip (no {_words(side)} "
                                          f"acromion marker in {points.trial.source})")
     return mirrored(acromion, c7, normal)
+
+
+def acromion_from_trunk(points: Points, side: str) -> np.ndarray:
+    """An acromion where neither has a marker, placed from C7, the jugular notch and the mid-hip, so that Rab's
+    shoulder centre below it (``joint_centres.rab_shoulder``) lands where a marker-less upper body's does
+    (``upper_body_from_pelvis``): ``SHOULDER_WIDTH`` trunk lengths (neck to mid-hip, median over frames) apart
+    across the trunk's plane of symmetry and ``SHOULDER_DROP`` trunk lengths below the neck, level with the
+    neck front to back (beyond the papers: the torso's frame needs two acromions, and without them its markers
+    went unused and the head, arms and trunk rode on the pelvis). From the markers, median over frames: subject 4's
+    trials 1.0-3.9 cm, CMU 1.9-2.3, the video trials 2.0-4.3, the sprint 3.0-4.1, the Vicon squat 3.2-6.4; the line
+    between them 0.5-1.9 degrees from the markers' (the sprint's and the squat's 5.8-6.4)."""
+    c7, left = trunk_plane(points)
+    neck, mid_hip = 0.5 * (c7 + points.get("supr")), points.get("mid_hip")
+    along = neck - mid_hip
+    up = unit(along - np.sum(along * left, axis=-1, keepdims=True) * left)
+    trunk = float(np.nanmedian(np.linalg.norm(along, axis=-1)))
+    width = SHOULDER_WIDTH * trunk
+    points.estimated(f"acromion_{side}", f"stand-in: {SHOULDER_WIDTH * 50:.1f} % of the trunk's length to the "
+                                         f"{_words(side)} of the neck (C7 and the jugular notch), across the plane "
+                                         "through them and the mid-hip (no acromion marker in "
+                                         f"{points.trial.source})")
+    sign = 1.0 if side == "l" else -1.0
+    return neck + (RAB_SHOULDER * width - SHOULDER_DROP * trunk) * up + sign * 0.5 * width * left
 
 
 def from_other_foot(points: Points, landmark: str, side: str) -> np.ndarray:

@@ -281,6 +281,27 @@ def test_a_lost_acromion_is_the_other_mirrored_across_the_trunk(trial, lost, oth
     assert np.nanmedian(error) < 0.02
 
 
+@pytest.mark.parametrize("trial, lost", [("static", ("L_Shoulder", "R_Shoulder")), ("cmu", ("LSHO", "RSHO"))])
+def test_both_acromions_lost_are_placed_from_the_trunk(trial, lost, request):
+    """Neither acromion marker (a thorax marked at C7 and the sternum only): both placed beside the neck across the
+    plane through C7, the jugular notch and the mid-hip, within 3 cm of their markers (median over frames: subject
+    4 1.0-3.9, CMU 1.9-2.3, the video trials 2.0-4.3, the sprint and the squat 3.0-6.4), every segment kept and the
+    upper arms within 2 cm of their length (it was the whole upper body one segment on the pelvis, 8 segments)."""
+    trial = request.getfixturevalue(trial)
+    lost_trial = without(trial, *lost)
+    full, fewer = calibrate(trial), calibrate(lost_trial)
+    assert len(fewer.segments) == len(full.segments) == 15
+    lengths = report(full).lengths
+    assert all(abs(report(fewer).lengths[s] - lengths[s]) < 0.02 for s in lengths), report(fewer).lengths
+    points = Points(lost_trial, get_markerset(None, lost_trial.labels), "male")
+    for side, label in zip("lr", lost):
+        assert report(fewer).joint_centres[f"acromion_{side}"].startswith("stand-in: 31.5 % of the trunk's length to "
+                                                                          f"the {'left' if side == 'l' else 'right'}")
+        assert f"acromion_{side} placed without its marker" in " ".join(report(fewer).warnings)
+        error = np.linalg.norm(points.get(f"acromion_{side}") - trial.markers[:, trial.labels.index(label)], axis=1)
+        assert np.nanmedian(error) < 0.03
+
+
 @pytest.mark.parametrize("lost, joint, sagittal", [("L_knee", "knee_l", 0.02), ("r_ankle", "ankle_r", 0.05)])
 def test_a_joint_without_condyle_markers_is_the_point_fixed_in_both_segments(walking, lost, joint, sagittal):
     """Subject 4's walk has no medial knee or ankle markers: without the lateral one, the centre is the point
