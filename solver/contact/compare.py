@@ -12,9 +12,14 @@ The plates are only compared with, never used by the estimate. Matching:
   compared: a subject sitting on a chair or standing on a box without a plate
   loads the plates with nothing, and the estimate must say so too;
 - a *plate stance* is a run of frames with the plate's vertical force above
-  ``threshold``; it belongs to the foot whose contact points are, on
-  average over the stance, horizontally nearest the plate's centre of
-  pressure; a *foot stance* is a run with the estimated vertical force of
+  ``threshold``; each of its frames belongs to the foot owning the contact
+  point nearest the plate's centre of pressure, as the torques with the
+  plates apply it (``plate_feet``: a foot landing on a plate the other has
+  not left, a crossover step on a split-belt treadmill), the stance cut
+  where its foot changes (a hand-over, whose timing is not measured);
+  frames without a centre of pressure or a pose go to the foot whose
+  points are, on average over the stance, horizontally nearest it; a
+  *foot stance* is a run with the estimated vertical force of
   that foot on the plates' surfaces above ``threshold``. Plate stances and
   foot stances of the same foot that overlap, directly or through one
   another, are one contact: its onset and offset timing errors are estimated
@@ -23,9 +28,9 @@ The plates are only compared with, never used by the estimate. Matching:
 - a plate only sees the feet on it, so the forces are compared on *covered*
   frames only: every foot stance overlaps a plate stance of its foot (no
   loaded foot off the plates), every plate has data and the frame a pose.
-  A plate under both feet at once (combined plates) goes to the nearer foot
-  here, with a warning; the pipeline splits it between them first
-  (``shared_plates``). A foot that stands
+  The frames in which a plate carries both feet at once (combined plates,
+  a crossover step) are not compared here, with a warning; the pipeline
+  splits such a plate between them first (``shared_plates``). A foot that stands
   partly off the plate of its stance (its estimated load outside the plate's
   outline and those of the other plates measuring it meanwhile, ``PARTLY_OFF``)
   is measured only in part: its stance is not covered either, and a warning
@@ -53,6 +58,7 @@ from ..dynamics.touchdowns import AFTER, BEFORE
 from ..errors import SolverError
 from ..io.trial import Trial
 from ..runs import runs
+from .plate_feet import SHARED, feet_of_plates, outside, pieces
 from .result import Contact
 
 if TYPE_CHECKING:  # compare_moments reads this module's correlation
@@ -118,7 +124,8 @@ class PlateComparison:
     direction (3,), ``plate_surfaces`` the surface each plate measures, ``off_plates`` (T,) the vertical force
     [N] the estimate puts on surfaces no plate measures (a box, a seat), ``steps_off_plates`` (T, F) the frames
     of each foot's stances that no plate stance matches and whose load the plates miss (``OFF_PLATES_MISSED``,
-    ``STEP_LOAD``: a step beside the plates); ``warnings`` what the plates say
+    ``STEP_LOAD``: a step beside the plates), ``both_feet`` (T, P) the frames in which a plate carries both feet
+    (``plate_feet``; not compared); ``warnings`` what the plates say
     against the estimate's premises (``plate_mass.disagreement``: another body mass); ``moments`` the joint
     moments with the estimate against those with the plates (``compare_moments_with_plates``), when both were
     computed.
@@ -144,6 +151,7 @@ class PlateComparison:
     forward: np.ndarray
     off_plates: np.ndarray
     steps_off_plates: np.ndarray
+    both_feet: np.ndarray
     warnings: tuple[str, ...] = ()
     moments: MomentComparison | None = None
 
@@ -311,28 +319,46 @@ def compare_with_plates(contact: Contact, trial: Trial, *, threshold: float | No
     cop_moment = np.zeros((n_frames, len(feet), 3))
     covered_stance = [np.zeros(len(s), bool) for s in foot_stances]
     measured_stances = [[] for _ in feet]  # (start, end, plate) of the plate stances each foot was given
+    owners = feet_of_plates(contact.point_positions, contact.point_segments, contact.point_forces[..., 2], foot_index,
+                            np.stack([plate.corners for plate in trial.plates]), measured_plate_cop, threshold)
+    under_both = plates_under_both_feet(trial, measured_plates, foot_on_plates, body_weight)
+    with np.errstate(invalid="ignore"):
+        for p in under_both:  # a plate under both feet (no outline needed): where the estimate loads both
+            owners[(foot_on_plates[..., 2] > threshold).all(1), p] = SHARED
+        for p, plate in enumerate(trial.plates):
+            if plate.foot in feet:  # a plate split between the feet
+                owners[:, p] = feet.index(plate.foot)
+        both_feet = (owners == SHARED) & (measured_plates[..., 2] > threshold)  # (T, P): neither share measured
+    handed_over = set()  # (plate, frame): where a plate stance passes from one foot to the other (``plate_feet``)
     for p, stances in enumerate(plate_stances):
-        for start, end in stances:
-            cop = measured_plate_cop[start:end, p, :2]
-            seen_near = np.isfinite(cop).all(1) & np.isfinite(foot_place[start:end, :, :2]).all((1, 2))
+        for run_start, run_end in stances:
+            cop = measured_plate_cop[run_start:run_end, p, :2]
+            seen_near = np.isfinite(cop).all(1) & np.isfinite(foot_place[run_start:run_end, :, :2]).all((1, 2))
             if not feet or not seen_near.any():  # no COP, or no pose: the stance goes to no foot
                 continue
-            distance = np.linalg.norm(foot_place[start:end][seen_near, :, :2] - cop[seen_near, None], axis=-1).mean(0)
-            f = int(np.nanargmin(distance))
-            force = np.nan_to_num(measured_plates[start:end, p])
-            measured_feet[start:end, f] += force
-            cop_moment[start:end, f] += np.nan_to_num(measured_plate_cop[start:end, p]) * force[:, 2:3]
-            overlapping = [k for k, (s, e) in enumerate(foot_stances[f]) if s < end and e > start]
-            lo, hi = min([start] + [foot_stances[f][k][0] for k in overlapping]), \
-                max([end] + [foot_stances[f][k][1] for k in overlapping])
-            estimated_plates[lo:hi, p] = foot_on_plates[lo:hi, f]
-            covered_stance[f][overlapping] = True
-            measured_stances[f].append((start, end, p))
+            distance = np.linalg.norm(foot_place[run_start:run_end][seen_near, :, :2] - cop[seen_near, None],
+                                      axis=-1).mean(0)
+            for a, b, f in pieces(owners[run_start:run_end, p], int(np.nanargmin(distance))):
+                start, end = run_start + a, run_start + b
+                handed_over |= {(p, frame) for frame in (start, end) if run_start < frame < run_end}
+                if f == SHARED:
+                    continue
+                force = np.nan_to_num(measured_plates[start:end, p])
+                measured_feet[start:end, f] += force
+                cop_moment[start:end, f] += np.nan_to_num(measured_plate_cop[start:end, p]) * force[:, 2:3]
+                overlapping = [k for k, (s, e) in enumerate(foot_stances[f]) if s < end and e > start]
+                lo, hi = min([start] + [foot_stances[f][k][0] for k in overlapping]), \
+                    max([end] + [foot_stances[f][k][1] for k in overlapping])
+                estimated_plates[lo:hi, p] = foot_on_plates[lo:hi, f]
+                covered_stance[f][overlapping] = True
+                measured_stances[f].append((start, end, p))
     times = contact.times
     events = [event for f in range(len(feet))
-              for event in _contact_events(measured_stances[f], foot_stances[f], f, times, 1.0 / trial.rate)]
+              for event in _contact_events(measured_stances[f], foot_stances[f], f, times, 1.0 / trial.rate,
+                                           handed_over)]
     estimated = contact.surface_force[:, seen].sum(1) if seen else np.zeros((n_frames, 3))
     covered = np.isfinite(measured_plates).all((1, 2)) & np.isfinite(estimated).all(1)  # no pose: no estimate
+    covered &= ~both_feet.any(1)
     partly_off = _partly_off(contact, trial, measured_stances, foot_index)
     partial = [np.zeros(len(s), bool) for s in foot_stances]  # the foot stances a plate measures in part
     for f, _, start, end, _ in partly_off:
@@ -365,25 +391,16 @@ def compare_with_plates(contact: Contact, trial: Trial, *, threshold: float | No
         plate_names=tuple(p.name for p in trial.plates), plate_surfaces=surfaces, feet=feet, events=tuple(events),
         body_weight=body_weight, threshold=threshold, forward=forward,
         off_plates=np.delete(contact.surface_force, seen, axis=1)[..., 2].sum(1), steps_off_plates=steps_off_plates,
-        warnings=_under_both_feet(trial, measured_plates, foot_on_plates, body_weight)
+        both_feet=both_feet, warnings=_under_both_feet(trial, under_both)
+        + tuple(f"force plate {trial.plates[p].name!r} carries both feet at once for {n / trial.rate:.2f} s (a foot "
+                "landing on a plate the other has not left: a crossover step on a split belt): those frames are not "
+                "compared, and there the torques with the plates give its whole load to the foot nearest its centre "
+                "of pressure; contact.apply_plates splits it between them first"
+                for p, n in enumerate(both_feet.sum(0)) if n and p not in under_both)
         + tuple(f"{feet[f]} stands partly off force plate {trial.plates[p].name!r} at {times[start]:.2f}-"
                 f"{times[end - 1]:.2f} s ({100 * share:.0f} % of its estimated load outside the plate's outline): "
                 "the plate measures only part of its force, so that stance is not compared and the torques with "
                 "the plates miss the rest" for f, p, start, end, share in partly_off))
-
-
-def _outside(corners: np.ndarray, points: np.ndarray, margin: float) -> np.ndarray:
-    """(...) whether each horizontal point (..., 2) lies over ``margin`` [m] outside the convex outline of
-    ``corners`` (4, 3), in order around the plate (NaN points, and corners that make no outline, such as the
-    zeros some files write: not outside)."""
-    c = corners[:, :2]
-    edges = np.roll(c, -1, axis=0) - c
-    if not np.linalg.norm(edges, axis=1).min() > margin:
-        return np.zeros(points.shape[:-1], dtype=bool)
-    turning = np.sign(np.sum(c[:, 0] * np.roll(c[:, 1], -1) - np.roll(c[:, 0], -1) * c[:, 1]))
-    outward = turning * np.stack([edges[:, 1], -edges[:, 0]], axis=1) / np.linalg.norm(edges, axis=1)[:, None]
-    with np.errstate(invalid="ignore"):
-        return np.einsum("...ej,ej->...e", points[..., None, :] - c, outward).max(-1) > margin
 
 
 def _partly_off(contact: Contact, trial: Trial, measured_stances: list, foot_index: list[int]) -> list:
@@ -399,7 +416,7 @@ def _partly_off(contact: Contact, trial: Trial, measured_stances: list, foot_ind
             if not all(np.isfinite(corners).all() for corners in outlines) or load.sum() <= 0.0:
                 continue
             positions = contact.point_positions[start:end][:, mine, :2]
-            off = np.logical_and.reduce([_outside(corners, positions, OUTLINE_MARGIN) for corners in outlines])
+            off = np.logical_and.reduce([outside(corners, positions, OUTLINE_MARGIN) for corners in outlines])
             share = float(load[off].sum() / load.sum())
             if share >= PARTLY_OFF:
                 found.append((f, p, start, end, share))
@@ -407,12 +424,13 @@ def _partly_off(contact: Contact, trial: Trial, measured_stances: list, foot_ind
 
 
 def _contact_events(measured: list[tuple[int, int, int]], estimated: list[tuple[int, int]], foot: int,
-                   times: np.ndarray, dt: float) -> list[ContactEvent]:
+                   times: np.ndarray, dt: float, handed_over: set = frozenset()) -> list[ContactEvent]:
     """The contacts of one foot: its plate stances ``measured`` (start, end, plate) and its foot stances
     ``estimated`` (start, end), frame runs, that overlap directly or through one another are one contact, from
     the first onset to the last offset of each kind (a seated foot's plate load that dips under the threshold
     for a moment while the estimate's does not is one contact, not a second one with the estimate's onset
-    seconds early). A contact needs both kinds; an onset or offset at the trial's ends is NaN (cut off)."""
+    seconds early). A contact needs both kinds; an onset or offset at the trial's ends, or where a plate passes
+    from one foot to the other (``handed_over``: (plate, frame)), is NaN (not seen)."""
     groups, end = [], -1
     for start, stop, plate in sorted([*measured, *((s, e, -1) for s, e in estimated)]):
         if start >= end:
@@ -422,11 +440,13 @@ def _contact_events(measured: list[tuple[int, int, int]], estimated: list[tuple[
 
     def first_onset(group):
         start = min(s for s, _, _ in group)
-        return times[start] if start > 0 else np.nan
+        seen = start > 0 and not any((p, s) in handed_over for s, _, p in group if s == start)
+        return times[start] if seen else np.nan
 
     def last_offset(group):
         stop = max(e for _, e, _ in group)
-        return times[stop - 1] + dt if stop < len(times) else np.nan
+        seen = stop < len(times) and not any((p, e) in handed_over for _, e, p in group if e == stop)
+        return times[stop - 1] + dt if seen else np.nan
 
     events = []
     for group in groups:
@@ -454,10 +474,10 @@ def plates_under_both_feet(trial: Trial, force: np.ndarray, on_plates: np.ndarra
     return out
 
 
-def _under_both_feet(trial: Trial, force: np.ndarray, on_plates: np.ndarray, body_weight: float) -> tuple[str, ...]:
+def _under_both_feet(trial: Trial, plates: list[int]) -> tuple[str, ...]:
     """A warning per plate that carries both feet at once (``plates_under_both_feet``); the pipeline splits such a plate
     between them first (``contact.apply_plates``)."""
     return tuple(f"force plate {trial.plates[p].name!r} carries both feet at once: its load goes to the foot nearest "
                  "its centre of pressure, so double support is not compared and the torques with the plates put both "
                  "feet's load on one foot; contact.apply_plates splits it between them first, or give the plates "
-                 "one per foot" for p in plates_under_both_feet(trial, force, on_plates, body_weight))
+                 "one per foot" for p in plates)

@@ -1,10 +1,12 @@
 """A force plate under both feet, split between them by its centre of pressure.
 
 Beyond the papers. A plate both feet stand on (one plate under a squat or a sit-to-stand, a single-belt
-instrumented treadmill, GRF columns summed over the plates) measures their sum: one force ``F``, one centre of
-pressure ``c`` between the feet and one free moment ``M``. The joint torques with the plates need each foot's
+instrumented treadmill, GRF columns summed over the plates; or for a moment, one belt of a split-belt treadmill that
+a foot lands on before the other has left it) measures their sum: one force ``F``, one centre of pressure ``c``
+between the feet and one free moment ``M``. The joint torques with the plates need each foot's
 share. The contact estimated from the motion tells where each foot presses on the plate's surface (its centre of
-pressure ``c_l``, ``c_r``, from the estimate's point forces there); the plate's own centre of pressure then sets the
+pressure ``c_l``, ``c_r``, from the estimate's point forces there, inside the plate's outline where the file gives
+one); the plate's own centre of pressure then sets the
 share by the lever rule, as for two loads on a beam:
 
     s_r = clip((c - c_l)·(c_r - c_l) / |c_r - c_l|², 0, 1),   s_l = 1 - s_r          (level components)
@@ -31,7 +33,8 @@ import numpy as np
 
 from ..io.plates import mask_unloaded
 from ..io.trial import PlateSamples, Trial
-from .compare import PlateComparison, plates_under_both_feet, trial_frames
+from .compare import PlateComparison, trial_frames
+from .plate_feet import has_outline, outside
 from .result import Contact
 
 #: A foot the estimate loads with less than this fraction of the body weight on the plate's surface takes no share.
@@ -39,13 +42,14 @@ LOADED = 0.02
 
 
 def split_where_shared(contact: Contact, trial: Trial, comparison: PlateComparison) -> tuple[Trial, str] | None:
-    """The trial with each plate that carries both feet (``compare.plates_under_both_feet``, from ``comparison`` of
-    ``contact`` with ``trial``) replaced by one plate per foot, named "PLATE (FOOT)", on the marker frames, split
-    as the module docstring says, and a sentence saying so; None when no plate is shared. Frames without an
-    estimate get NaN (neither compared nor applied)."""
+    """The trial with each plate that carries both feet at once (``comparison.both_feet``, of ``contact`` with
+    ``trial``: a plate under both feet, or one a foot lands on before the other has left it) replaced by one plate
+    per foot, named "PLATE (FOOT)", on the marker frames, split as the module docstring says (the feet's load
+    inside a plate's outline only, where it has one), and a sentence saying so; None when no plate is shared.
+    Frames without an estimate get NaN (neither compared nor applied)."""
     frames = trial_frames(contact, trial)
     samples = trial.plate_samples
-    plates = plates_under_both_feet(trial, samples.force[frames], comparison.estimated_feet, contact.body_weight)
+    plates = np.flatnonzero(comparison.both_feet.any(axis=0)).tolist() if len(contact.feet) == 2 else []
     if not plates:
         return None
     feet = [contact.model.index(foot) for foot in contact.feet]
@@ -56,6 +60,9 @@ def split_where_shared(contact: Contact, trial: Trial, comparison: PlateComparis
             columns.append((samples.force[:, p], samples.cop[:, p], samples.free_moment[:, p]))
             continue
         on_surface = contact.point_surface_forces[comparison.plate_surfaces[p]]  # (T, K, 3)
+        if has_outline(plate.corners):  # its own load: a foot on the belt beside it takes none
+            off = outside(plate.corners, contact.point_positions[..., :2], 0.0)
+            on_surface = np.where(off[..., None], 0.0, on_surface)
         split = _split(samples.force[frames, p], samples.cop[frames, p], samples.free_moment[frames, p],
                        [on_surface[:, contact.point_segments == f] for f in feet],
                        [contact.point_positions[:, contact.point_segments == f] for f in feet],
@@ -64,7 +71,7 @@ def split_where_shared(contact: Contact, trial: Trial, comparison: PlateComparis
             whole = [np.full((trial.n_frames, 3), np.nan) for _ in range(3)]
             for array, values in zip(whole, (force, cop, moment)):
                 array[frames] = values
-            new_plates.append(replace(plate, name=f"{plate.name} ({name})", rate=trial.rate,
+            new_plates.append(replace(plate, name=f"{plate.name} ({name})", foot=name, rate=trial.rate,
                                       start_time=trial.start_time, force=whole[0], cop=whole[1],
                                       free_moment=whole[2]))
             columns.append(whole)

@@ -3,7 +3,8 @@
 Each plate's force acts at its centre of pressure, with its free moment, on
 the foot that stands on it: in every frame, the foot segment (a segment whose
 name starts with "foot"; any segment if the model has none) owning the
-contact point nearest to the COP. Unloaded frames (COP NaN) apply nothing.
+contact point nearest to the COP (a plate split between the feet: its own foot). Unloaded frames (COP NaN)
+apply nothing.
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ def plate_forces(trial: Trial, motion: Motion) -> ExternalForces | None:
     distance = np.linalg.norm(world[:, None, :, :] - cop[:, :, None, :], axis=-1)  # (T, P, C)
     loaded = np.isfinite(cop).all(axis=-1)  # (T, P)
     segment = owners[np.argmin(np.where(np.isnan(distance), np.inf, distance), axis=-1)]  # (T, P)
+    for p, plate in enumerate(trial.plates):
+        if plate.foot in model.names:  # a plate split between the feet (``contact.shared_plates``): its own foot
+            segment[:, p] = model.index(plate.foot)
     # One external force per (plate, foot) pair that ever occurs, so a plate can hand one foot over to the other.
     plate_index = np.broadcast_to(np.arange(cop.shape[1]), segment.shape)
     pairs = sorted(set(zip(plate_index[loaded].tolist(), segment[loaded].tolist())))

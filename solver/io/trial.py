@@ -25,6 +25,8 @@ class ForcePlate:
     unloaded), ``free_moment`` the moment about the COP [N·m] (vertical for a
     level plate). ``corners`` are the four plate corners [m], in order around
     the plate, NaN when the file does not give them (OpenSim GRF files).
+    ``foot``: the one foot (segment name) the plate measures, when known (a
+    plate under both feet split between them, ``contact.shared_plates``).
     """
 
     name: str
@@ -35,6 +37,7 @@ class ForcePlate:
     cop: np.ndarray  # (Tf, 3)
     free_moment: np.ndarray  # (Tf, 3)
     notes: tuple[str, ...] = ()  # what the reader converted; joins Trial.conversions when attached
+    foot: str = ""
 
     @property
     def times(self) -> np.ndarray:

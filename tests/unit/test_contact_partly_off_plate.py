@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from mocap_dynamics.solver.contact.compare import _outside
+from mocap_dynamics.solver.contact.plate_feet import outside
 from mocap_dynamics.solver.io import load_trial, write_c3d
 from mocap_dynamics.solver.pipeline import PipelineOptions, run
 
@@ -18,10 +18,10 @@ def test_outside_a_plate_is_beyond_its_outline_by_the_margin_whichever_way_its_c
     square = np.array([[0.0, 0.0, 0.0], [0.6, 0.0, 0.0], [0.6, 0.4, 0.0], [0.0, 0.4, 0.0]])
     points = np.array([[0.3, 0.2], [0.61, 0.2], [0.63, 0.2], [0.3, -0.03], [np.nan, 0.0]])
     for corners in (square, square[::-1]):
-        assert _outside(corners, points, 0.02).tolist() == [False, False, True, True, False]
+        assert outside(corners, points, 0.02).tolist() == [False, False, True, True, False]
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no division by a zero edge
-        assert not _outside(np.zeros((4, 3)), points, 0.02).any(), "corners written as zeros make no outline"
+        assert not outside(np.zeros((4, 3)), points, 0.02).any(), "corners written as zeros make no outline"
 
 
 @pytest.fixture(scope="module")
