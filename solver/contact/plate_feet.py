@@ -34,6 +34,8 @@ def feet_of_plates(positions: np.ndarray, segments: np.ndarray, load: np.ndarray
     missing; ``SHARED`` where the estimate's vertical ``load`` (T, K) [N] on the points inside the plate's outline
     (``corners`` (P, 4, 3); none without corners) reaches ``threshold`` [N] on two feet. ``positions`` (T, K, 3) and
     ``segments`` (K,): the contact points'."""
+    if not feet:
+        return np.full(cop.shape[:2], -1)
     distance = np.full(cop.shape[:2] + (len(feet),), np.inf)
     inside = np.zeros(cop.shape[:2] + (len(feet),))
     load = np.nan_to_num(load).clip(0.0)

@@ -36,6 +36,7 @@ def test_a_plate_goes_to_the_foot_over_its_centre_of_pressure_and_to_neither_whi
     assert owners[:, 0].tolist() == [0, SHARED, 1, -1]
     no_outline = feet_of_plates(positions, SEGMENTS, load, [4, 7], np.full((1, 4, 3), np.nan), cop, 30.0)
     assert no_outline[:, 0].tolist() == [0, 0, 1, -1]  # a GRF file's plate: the foot nearest its COP
+    assert feet_of_plates(positions, SEGMENTS, load, [], LEFT_BELT[None], cop, 30.0).tolist() == [[-1]] * 4
 
 
 def test_a_stance_is_cut_where_its_foot_changes():
