@@ -77,10 +77,12 @@ def split_where_shared(contact: Contact, trial: Trial, comparison: PlateComparis
             columns.append(whole)
     stacked = [np.stack([c[i] for c in columns], axis=1) for i in range(3)]
     names = ", ".join(repr(trial.plates[p].name) for p in plates)
+    seconds = comparison.both_feet[:, plates].any(axis=1).sum() / trial.rate
     note = (f"force plate{'s' if len(plates) > 1 else ''} {names} carr{'y' if len(plates) > 1 else 'ies'} both feet "
-            "at once: split between them by its centre of pressure, the "
-            "lever rule between the feet's centres of pressure from the motion; in double support each foot's "
-            "level force and centre of pressure rest on the estimate. Give the plates one per foot to measure them")
+            f"at once for {seconds:.2f} s (a plate under both feet, or a foot landing on a plate the other has not "
+            "left): split between them by the plate's centre of pressure, the lever rule between the feet's centres "
+            "of pressure from the motion; there each foot's level force and centre of pressure rest on the estimate "
+            "(a plate under each foot alone would measure them)")
     return replace(trial, plates=tuple(new_plates), plate_samples=PlateSamples(*stacked)), note
 
 
