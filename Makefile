@@ -63,6 +63,7 @@ bench: $(VENV)/.installed $(VENVPEERS)/.installed
 	$(PY) scripts/bench_gap_fill.py
 	$(PYPEERS) scripts/bench_dynamics.py
 	$(PY) scripts/bench_contact.py
+	$(PY) scripts/bench_registry_recordings.py
 	$(PY) scripts/bench_contact_priors.py
 	$(PY) scripts/bench_foot_events.py
 	@if [ -d ../shared/data ]; then NUMBA_CACHE_DIR=$(VENVPEERS)/numba-cache $(PYPEERS) scripts/compare_opensim_id.py \
