@@ -78,6 +78,9 @@ class MOCAP_DYNAMICS_OT_import_markers(JobOperator, bpy.types.Operator, ImportHe
                                description="Remove subject prefixes from marker labels (Subject:LFHD -> LFHD)")
     subject: StringProperty(name="Subject", description="The subject to read from a file that holds several "
                                                         "(A of A:LASI and B:LASI; empty: the one with most markers)")
+    plate_delay: FloatProperty(name="Plate Delay", default=0.0, min=-0.5, max=0.5, step=0.1, precision=3,
+                               unit="TIME_ABSOLUTE", description="How late the force plates run behind the markers "
+                                                                 "(they are moved that much earlier)")
     grf_filepath: StringProperty(name="GRF File", subtype="FILE_PATH", options=PATH_OPTIONS,
                                  description="Optional OpenSim .mot with ground reaction forces for this trial "
                                              "(default: NAME_grf.mot next to a NAME.trc, if there is one)")
@@ -106,7 +109,8 @@ class MOCAP_DYNAMICS_OT_import_markers(JobOperator, bpy.types.Operator, ImportHe
     def _options(self) -> tuple[PipelineOptions, SceneOptions]:
         imp = ImportOptions(units=None if self.units == "FILE" else self.units,
                             up_axis=None if self.up_axis == "FILE" else self.up_axis,
-                            strip_prefix=self.strip_prefix, subject=self.subject or None)
+                            strip_prefix=self.strip_prefix, subject=self.subject or None,
+                            plate_delay=self.plate_delay)
         pipeline = PipelineOptions(import_options=imp, grf=bpy.path.abspath(self.grf_filepath) or "auto",
                                    until="import")
         scene = SceneOptions(timing=self.timing, start_frame=self.start_frame, marker_size=self.marker_size,
@@ -132,8 +136,8 @@ class MOCAP_DYNAMICS_OT_import_markers(JobOperator, bpy.types.Operator, ImportHe
     def draw(self, context):
         layout = self.layout
         layout.use_property_split = True
-        for name in ("units", "up_axis", "strip_prefix", "subject", "grf_filepath", "timing", "start_frame",
-                     "marker_size", "marker_display"):
+        for name in ("units", "up_axis", "strip_prefix", "subject", "grf_filepath", "plate_delay", "timing",
+                     "start_frame", "marker_size", "marker_display"):
             layout.prop(self, name)
 
 

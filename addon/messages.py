@@ -18,6 +18,7 @@ FIELDS = {
     "import.up_axis": ("mocap_dynamics.import_markers", "up_axis"),
     "import.strip_prefix": ("mocap_dynamics.import_markers", "strip_prefix"),
     "import.subject": ("mocap_dynamics.import_markers", "subject"),
+    "import.plate_delay": ("mocap_dynamics.import_markers", "plate_delay"),
     "grf": ("mocap_dynamics.import_markers", "grf_filepath"),
     "template": ("mocap_dynamics.build_armature", "template"),
     "mass": ("mocap_dynamics.build_armature", "mass"),

@@ -86,6 +86,9 @@ PIPELINE_FLAGS = {
         ("--subject", "import.subject", {"metavar": "NAME", "help": "the subject to read from a file that holds "
                                                                 "several (NAME of NAME:LASI; default: the one with "
                                                                 "most markers)"}, False),
+        ("--plate-delay", "import.plate_delay", {"type": float, "metavar": "S", "help": (
+            "how late the force plates run behind the markers, in seconds: they are moved that much earlier "
+            "(default 0; the report warns when it measures a delay that matters)")}, False),
     ),
     "body model": (
         ("--model", "template", {"choices": sorted(TEMPLATES), "help": f"body model template (default: "

@@ -22,6 +22,7 @@ result still holds.
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -34,7 +35,7 @@ from .contact.plate_zero import zero_warnings
 from .dynamics import inverse_dynamics, plate_forces
 from .dynamics.derivatives import motion_derivatives
 from .errors import InputError, ModelError, option
-from .io import attach_plates, load_trial, read_grf_mot
+from .io import attach_plates, delayed_plates, load_trial, read_grf_mot
 from .io.trial import Trial
 from .kinematics import reconstruct
 from .kinematics.gap_fill import fill_gaps
@@ -61,17 +62,17 @@ def grf_beside(path: Path) -> Path | None:
 
 
 def read_trial(path: str | Path, options: PipelineOptions, grf: str | None) -> Trial:
-    """A trial with its force plates: from the file, an explicit GRF .mot, or one found beside a TRC."""
+    """A trial with its force plates: from the file, an explicit GRF .mot, or one found beside a TRC; moved by
+    the plates' delay behind the markers, if given."""
     path = Path(path)
     trial = load_trial(path, options.import_options)
-    if grf == "auto":
-        found = None if trial.plates else grf_beside(path)
-        if found is None:
-            return trial
+    found = (None if trial.plates else grf_beside(path)) if grf == "auto" else grf
+    if found:
         trial = attach_plates(trial, read_grf_mot(found))
-        return replace(trial, conversions=trial.conversions + (f"force plates read from {found.name}, found next "
-                                                               f"to {path.name} (OpenSim naming)",))
-    return attach_plates(trial, read_grf_mot(grf)) if grf else trial
+    if found and grf == "auto":
+        trial = replace(trial, conversions=trial.conversions + (f"force plates read from {Path(found).name}, found "
+                                                                f"next to {path.name} (OpenSim naming)",))
+    return delayed_plates(trial, options.import_options.plate_delay)
 
 
 def _import(path, state: dict, options: PipelineOptions, progress: Progress) -> dict:
@@ -252,7 +253,8 @@ def _contact(path, state: dict, options: PipelineOptions, progress: Progress) ->
         comparison = applied.judge(contact)
         plate_mass, model = mass_from_plates(contact, comparison), contact.model
         told = (None if plate_mass is None else disagreement(plate_mass, model.total_mass, model.mass_source),
-                timing_warning(comparison, contact.root_wrench_without[:, 2]),
+                timing_warning(comparison, contact.root_wrench_without[:, 2],
+                               float(math.hypot(*contact.ground_velocity[:2]))),
                 *zero_warnings(contact, applied.trial, comparison))
         comparison = replace(comparison, warnings=comparison.warnings + tuple(w for w in told if w))
         comparison = replace(comparison, moments=compare_moments_with_plates(contact.dynamics, with_plates,

@@ -23,11 +23,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import option
 from .compare import PlateComparison
 
 #: The largest offset looked for [s], the smallest worth a warning [s] (two frames at 100 Hz), the agreement
 #: the shifted forces must reach, and by how much more than in time; the frames they must share.
 MAX_LAG_S, MIN_LAG_S, CLEAR_R, GAIN, MIN_FRAMES = 0.2, 0.02, 0.95, 0.02, 8
+#: On a moving floor (a treadmill's belt) a smaller offset is worth a warning: the plates' centre of pressure
+#: trails the foot by the belt's speed times it [m], and this much moves the torques with the plates (a split-belt
+#: walk's plates 9.7 ms late on a 1.10 m/s belt: given as ``import.plate_delay``, the COP from motion alone 1.8 cm
+#: from theirs instead of 2.3, the moments against those with them r 0.90 instead of 0.88).
+MIN_COP_SHIFT_M = 0.01
 
 
 def plate_lag(comparison: PlateComparison, root_force: np.ndarray) -> tuple[float, float, float] | None:
@@ -64,15 +70,22 @@ def _vertex(values: np.ndarray, i: int) -> float:
     return float(np.clip(0.5 * (before - after) / curvature, -0.5, 0.5)) if curvature < 0 else 0.0
 
 
-def timing_warning(comparison: PlateComparison, root_force: np.ndarray) -> str | None:
-    """A warning where the plates' force clearly follows the motion shifted in time (module docstring)."""
+def timing_warning(comparison: PlateComparison, root_force: np.ndarray, floor_speed: float = 0.0) -> str | None:
+    """A warning where the plates' force clearly follows the motion shifted in time (module docstring), or on a
+    floor moving at ``floor_speed`` [m/s] where the shift puts their centre of pressure ``MIN_COP_SHIFT_M`` or more
+    behind the foot."""
     found = plate_lag(comparison, root_force)
     if found is None:
         return None
     lag, shifted, in_time = found
-    if abs(lag) < MIN_LAG_S or shifted < CLEAR_R or shifted - in_time < GAIN:
+    trails = floor_speed * abs(lag)
+    if shifted < CLEAR_R or shifted <= in_time or not (
+            abs(lag) >= MIN_LAG_S and shifted - in_time >= GAIN or trails >= MIN_COP_SHIFT_M):
         return None
+    belt = (f"; on the floor moving at {floor_speed:.2f} m/s their centre of pressure trails the foot by "
+            f"{100 * trails:.1f} cm") if trails >= MIN_COP_SHIFT_M else ""
     return (f"The force plates run {1000 * abs(lag):.0f} ms {'behind' if lag > 0 else 'ahead of'} the markers: "
             f"their vertical force follows the one the motion needs at r {shifted:.3f} shifted by that much, "
-            f"{in_time:.3f} as recorded. The comparisons with the plates and a body mass from them are off; check "
-            "the GRF file's time column against the markers'")
+            f"{in_time:.3f} as recorded{belt}. The comparisons with the plates, the torques with them and a body "
+            "mass from them are off; check the GRF file's time column against the markers', or give the delay "
+            f"({option('import.plate_delay', round(lag, 4))})")

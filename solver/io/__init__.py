@@ -10,12 +10,12 @@ from .c3d import write_c3d
 from .conventions import ImportOptions
 from .load import load_trial
 from .mot import Table, read_grf_mot, read_table, write_table
-from .plates import attach_plates, quiet_standing_weight
+from .plates import attach_plates, delayed_plates, quiet_standing_weight
 from .trc import write_trc
 from .trial import ForcePlate, MarkerGaps, PlateSamples, Trial
 
 __all__ = [
     "load_trial", "ImportOptions", "write_trc", "write_c3d", "read_table", "write_table", "Table",
-    "read_grf_mot", "attach_plates", "quiet_standing_weight",
+    "read_grf_mot", "attach_plates", "delayed_plates", "quiet_standing_weight",
     "Trial", "ForcePlate", "PlateSamples", "MarkerGaps",
 ]

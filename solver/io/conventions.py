@@ -37,6 +37,8 @@ LENGTH_UNITS = {
 }
 UNIT_OVERRIDES = ("m", "cm", "mm")
 UP_AXES = ("Y", "Z")
+#: The largest force plate delay behind the markers one may give [s] (``plate_timing`` looks 0.2 s either way).
+MAX_PLATE_DELAY = 0.5
 
 
 @dataclass(frozen=True)
@@ -46,13 +48,16 @@ class ImportOptions:
     ``units`` overrides the file's length unit ("m", "cm" or "mm"); ``up_axis``
     says which file axis points up ("Y" or "Z"); ``strip_prefix`` turns
     ``Subject:LFHD`` into ``LFHD``; ``subject`` names the one whose markers to read from a file that holds
-    several (``A`` of ``A:LASI`` and ``B:LASI``; None: the one with most markers, with a warning).
+    several (``A`` of ``A:LASI`` and ``B:LASI``; None: the one with most markers, with a warning);
+    ``plate_delay`` [s] how late the force plates run behind the markers (they are moved that much earlier;
+    ``contact.plate_timing`` measures it and the report warns where it matters).
     """
 
     units: str | None = None
     up_axis: str | None = None
     strip_prefix: bool = True
     subject: str | None = None
+    plate_delay: float = 0.0
 
     def __post_init__(self):
         if self.units is not None and self.units not in UNIT_OVERRIDES:
@@ -62,6 +67,12 @@ class ImportOptions:
             raise InputError(f"Unknown up axis override {option('import.up_axis', self.up_axis)}", "use Y or Z")
         if self.up_axis is not None:
             object.__setattr__(self, "up_axis", self.up_axis.upper())
+        delay = self.plate_delay
+        if isinstance(delay, bool) or not isinstance(delay, (int, float)) or not abs(delay) <= MAX_PLATE_DELAY:
+            raise InputError(f"Plate delay {option('import.plate_delay', delay)} is not a time within "
+                             f"±{MAX_PLATE_DELAY:g} s", "give how late the plates run behind the markers in "
+                                                        "seconds, e.g. 0.01 (negative: ahead)")
+        object.__setattr__(self, "plate_delay", float(delay))
         if self.subject is not None:  # "A:" as written before a label, "" as an empty field: none
             object.__setattr__(self, "subject", str(self.subject).strip().rstrip(":").strip() or None)
 

@@ -19,7 +19,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, option
 from ..runs import runs
 from .plausibility import check_plate_times, cop_unit
 from .trial import ForcePlate, PlateSamples, Trial
@@ -154,6 +154,21 @@ def attach_plates(trial: Trial, plates: Iterable[ForcePlate]) -> Trial:
              + (plate_note(plates, trial.rate),))
     return replace(trial, plates=plates, plate_samples=samples, conversions=trial.conversions + notes,
                    warnings=warnings)
+
+
+def delayed_plates(trial: Trial, delay: float) -> Trial:
+    """``trial`` with its force plates moved ``delay`` [s] earlier (they ran that late behind the markers), put on
+    the marker frames again; a warning when it has no plates to move."""
+    if not delay:
+        return trial
+    if not trial.plates:
+        return replace(trial, warnings=trial.warnings + (f"No force plates to move: "
+                                                         f"{option('import.plate_delay', delay)} ignored",))
+    plates = tuple(replace(plate, start_time=plate.start_time - delay) for plate in trial.plates)
+    note = (f"force plates: moved {1000 * abs(delay):g} ms {'earlier' if delay > 0 else 'later'}, as given "
+            f"({option('import.plate_delay', delay)})")
+    return replace(trial, plates=plates, plate_samples=plate_samples(plates, trial.times, trial.rate),
+                   conversions=trial.conversions + (note,))
 
 
 def quiet_standing_weight(trial: Trial) -> float | None:

@@ -22,6 +22,7 @@ def test_every_option_the_sidebar_sets_is_named_by_its_field(package):
         assert errors.option("zero_gravity.angle_deg", 30.0) == '"Angle" set to 30'
         assert errors.option("zero_gravity.lift_deg") == '"Leg Lift"'
         assert errors.option("cutoff", 8.0) == '"Cutoff (Hz)" set to 8'
+        assert errors.option("import.plate_delay", 0.01).startswith('"Plate Delay" set to ')
         assert errors.option("cutoff", "none") == '"Filter" set to None (paper)'
         assert errors.option("zero_gravity.kind", "none") == "steps 1-5 run one by one, without Run All Steps"
     for name, value in messages.UNOFFERED:  # values their fields do not offer: no '"Simulation" set to none'

@@ -145,6 +145,14 @@ def test_messages_name_the_flags(sample, tmp_path, shared_data):
     assert files(tmp_path) == set()
 
 
+def test_a_plate_delay_out_of_reach_is_one_line(sample, tmp_path):
+    done = solver(sample["c3d"], "--out", tmp_path / "out", "--plate-delay", "3")
+    assert done.returncode == 2
+    assert one_line(done) == ("error: Plate delay --plate-delay 3.0 is not a time within ±0.5 s. Give how late the "
+                              "plates run behind the markers in seconds, e.g. 0.01 (negative: ahead).")
+    assert files(tmp_path) == set()
+
+
 def test_absurd_masses_are_one_line_each(sample, tmp_path):
     done = solver(sample["trc"], "--out", tmp_path / "out", "--mass", "1e-9")
     assert done.returncode == 2 and one_line(done).startswith("error: --mass 1e-09 kg is no human body mass")
