@@ -254,7 +254,7 @@ def _contact(path, state: dict, options: PipelineOptions, progress: Progress) ->
         plate_mass, model = mass_from_plates(contact, comparison), contact.model
         told = (None if plate_mass is None else disagreement(plate_mass, model.total_mass, model.mass_source),
                 timing_warning(comparison, contact.root_wrench_without[:, 2],
-                               float(math.hypot(*contact.ground_velocity[:2]))),
+                               math.hypot(*contact.ground_velocity[:2])),
                 *zero_warnings(contact, applied.trial, comparison))
         comparison = replace(comparison, warnings=comparison.warnings + tuple(w for w in told if w))
         comparison = replace(comparison, moments=compare_moments_with_plates(contact.dynamics, with_plates,

@@ -100,25 +100,28 @@ class Points:
     def marked(self, name: str) -> np.ndarray:
         """The first alternative whose markers the trial has (weighted sum of their tracks); one that is a
         regression on other landmarks' markers (not their mean) is also a warning."""
-        points = self.markerset.landmarks.get(name, ())
-        for k, point in enumerate(points):
-            tracks = [self.marker(label) for label in point.labels]
-            if all(t is not None for t in tracks):
-                self.used[name] = point
-                if k or point.stand_in:
-                    missing = point.stand_in or " and ".join(points[0].labels)
-                    how = f"stand-in {point} (no {missing} in {self.trial.source})"
-                    if point.is_mean:
-                        self.methods[name] = how
-                    else:
-                        self.estimated(name, how)
-                return sum(w * t for (_, w), t in zip(point.weights, tracks))
-        raise Missing(name)
+        found = self._first_marked(name)
+        if found is None:
+            raise Missing(name)
+        k, point = found
+        self.used[name] = point
+        if k or point.stand_in:
+            missing = point.stand_in or " and ".join(self.markerset.landmarks[name][0].labels)
+            how = f"stand-in {point} (no {missing} in {self.trial.source})"
+            if point.is_mean:
+                self.methods[name] = how
+            else:
+                self.estimated(name, how)
+        return sum(w * self.marker(label) for label, w in point.weights)
 
     def is_marked(self, name: str) -> bool:
         """Whether the trial has the markers of one of the landmark's alternatives (``marked`` would find it)."""
-        return any(all(self.marker(label) is not None for label in point.labels)
-                   for point in self.markerset.landmarks.get(name, ()))
+        return self._first_marked(name) is not None
+
+    def _first_marked(self, name: str) -> tuple[int, Point] | None:
+        """(its rank, the alternative) of the first of the landmark's alternatives whose markers the trial has."""
+        return next(((k, point) for k, point in enumerate(self.markerset.landmarks.get(name, ()))
+                     if all(self.marker(label) is not None for label in point.labels)), None)
 
     def estimated(self, name: str, how: str) -> None:
         """Record that ``name`` was placed without its lost marker, and ``how``: a warning in the report."""
