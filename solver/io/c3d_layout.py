@@ -115,11 +115,11 @@ def check_c3d(path: Path) -> C3DLayout:
     processor = section_head[3]
     if processor not in PROCESSORS:
         raise _corrupt(source, f"processor type {processor} is none of 84 Intel, 85 DEC, 86 MIPS")
-    groups = _walk(section, processor, source)
+    groups, records_end = _walk(section, processor, source)
     for name, p in groups.get("POINT", {}).items():
         if (name in TEXT or (name.startswith("LABELS") and name[6:].isdigit())) and p.element != -1:
             raise _corrupt(source, f"POINT:{name} is not text")
-    return _layout(header, groups, processor, start + n_blocks * BLOCK, size, source)
+    return _layout(header, groups, processor, start + records_end, size, source)
 
 
 def plate_problem(layout: C3DLayout) -> str | None:
@@ -175,8 +175,10 @@ def _corrupt(source: str, detail: str) -> CorruptC3D:
                       "export the trial again from the capture software; the file cannot be read safely")
 
 
-def _walk(section: bytes, processor: int, source: str) -> dict[str, dict[str, Parameter]]:
-    """Every record of the parameter section, as ezc3d reads them: group name -> parameter name -> Parameter."""
+def _walk(section: bytes, processor: int, source: str) -> tuple[dict[str, dict[str, Parameter]], int]:
+    """Every record of the parameter section, as ezc3d reads them (group name -> parameter name -> Parameter),
+    and the byte of the section where the last record ends: the data may start in the next block even where the
+    header counts more parameter blocks (Kistler plate-only exports, as in biomdp 0.11.2, count three, use two)."""
     order = ">" if processor == 86 else "<"
     end = len(section)
     if (section[0], section[1]) not in ((1, 0x50), (0, 0)):  # (0, 0): Qualisys' variant, which ezc3d accepts
@@ -186,7 +188,8 @@ def _walk(section: bytes, processor: int, source: str) -> dict[str, dict[str, Pa
         if pos + 2 > end:
             raise _corrupt(source, f"the records run past the end of the section at byte {pos}")
         length, group = struct.unpack_from("bb", section, pos)
-        if length == 0:
+        if length == 0:  # the closing record: its name-length byte alone
+            pos += 1
             break
         where = f"record at byte {pos}"
         if group == 0:
@@ -211,13 +214,13 @@ def _walk(section: bytes, processor: int, source: str) -> dict[str, dict[str, Pa
         cursor += 1 + description
         if cursor > end:
             raise _corrupt(source, f"{where} ({name}): its description runs past the section")
+        pos = cursor
         if offset == 0:
             break
         if name_end + offset != cursor:
             raise _corrupt(source, f"{where} ({name}) says the next record is at byte {name_end + offset}, "
                                    f"but it ends at byte {cursor}")
-        pos = cursor
-    return {names.get(g, f"GROUP{g}"): params for g, params in members.items()}
+    return {names.get(g, f"GROUP{g}"): params for g, params in members.items()}, pos
 
 
 def _printable(name: bytes) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import codecs
 import re
+import struct
 import warnings
 from dataclasses import replace
 
@@ -48,6 +49,20 @@ def test_a_dimension_count_of_0x80_is_refused_before_ezc3d_reads_the_file(shared
     with pytest.raises(InputError, match=r"the file's parameter section is corrupt \(record at byte \d+ \(USED\) "
                                          r"has -128 dimensions, not 0 to 7\)"):
         load_trial(tmp_path / "dims.c3d")
+
+
+def test_a_parameter_section_counted_longer_than_its_records_reads_like_the_file(shared_data, tmp_path):
+    """Kistler plate-only exports (biomdp 0.11.2's test files) count three parameter blocks, use two and start the
+    data in the third: the data must start after the records, not after the count (ezc3d reads such files)."""
+    data = bytearray((shared_data / CMU).read_bytes())
+    data[(data[0] - 1) * 512 + 2] += 1  # one block more than the records use: now past the data start
+    (tmp_path / "counted_long.c3d").write_bytes(data)
+    trial, original = load_trial(tmp_path / "counted_long.c3d"), load_trial(shared_data / CMU)
+    np.testing.assert_array_equal(trial.markers, original.markers)
+    data[16:18] = struct.pack("<H", data[0] + 1)  # the data start inside the records: refused
+    (tmp_path / "inside.c3d").write_bytes(data)
+    with pytest.raises(InputError, match=r"the data start at block \d+ is not after the parameters"):
+        load_trial(tmp_path / "inside.c3d")
 
 
 @pytest.fixture(scope="module")
