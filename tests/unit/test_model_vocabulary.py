@@ -133,6 +133,8 @@ def test_family_is_read_by_meaning(family):
     ("KneeLeft", "knee_lat", "l", "thigh_l"),
     ("knee.L", "knee_lat", "l", "thigh_l"),
     ("V_R.Hip_JC", "hjc", "r", None),  # Cortex's virtual hip centre: a landmark, on no segment
+    ("Right_KneeExt", "knee_lat", "r", "thigh_r"),  # external / internal for lateral / medial (biomdp's CMJ)
+    ("Right_AnkleInt", "ankle_med", "r", "shank_r"),
 ])
 def test_label_meanings(label, concept, side, segment):
     m = meaning(label)
