@@ -97,8 +97,9 @@ class MOCAP_DYNAMICS_OT_build_armature(_Step, bpy.types.Operator):
 
     template: EnumProperty(name="Model", items=TEMPLATE_ITEMS)
     mass: FloatProperty(name="Body Mass", default=0.0, min=0.0, soft_max=200.0, unit="MASS",
-                        description="Subject mass in kg; 0 = from the static trial's quiet standing on force plates, "
-                                    "else from this trial's plates, else 70 kg (flagged)")
+                        description="Subject mass in kg; 0 = from the static trial's quiet standing on force plates "
+                                    "unless this trial's plates differ by over 3 %, else from this trial's plates, "
+                                    "else 70 kg (flagged)")
     sex: EnumProperty(name="Inertia Table", items=[("male", "de Leva (male)", ""), ("female", "de Leva (female)", "")])
     shoe_mass: FloatProperty(name="Shoe Mass", default=SHOE_MASS, min=0.0, soft_max=1.0, unit="MASS",
                              description="Mass of each shoe, part of the body mass, added to the feet; 0 = barefoot")

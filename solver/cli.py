@@ -94,9 +94,9 @@ PIPELINE_FLAGS = {
         ("--model", "template", {"choices": sorted(TEMPLATES), "help": f"body model template (default: "
                                                                        f"{_DEFAULT.template})"}, False),
         ("--mass", "mass", {"type": float, "help": "subject mass in kg (default: the static trial's quiet "
-                                                   "standing on force plates, else the trial's own plates while they "
-                                                   "carry the whole body, else an assumed 70 kg that the report "
-                                                   "flags)"}, False),
+                                                   "standing on force plates, unless the trial's own plates, while "
+                                                   "they carry the whole body, differ by over 3 %%; else the trial's "
+                                                   "own plates; else an assumed 70 kg that the report flags)"}, False),
         ("--static", "static", {"metavar": "FILE", "help": "static trial of the same subject for calibration "
                                                            "(.c3d or .trc)"}, True),
         ("--markerset", "markerset", {"metavar": "FILE.toml", "help": "TOML mapping of markers to segments, for "

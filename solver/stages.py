@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Callable
 
 from .contact import apply_plates, compare_moments_with_plates, estimate_contact, with_unmeasured_support
-from .contact.plate_mass import disagreement, mass_from_plates
+from .contact.plate_mass import disagreement, mass_from_plates, replaced_static_mass
 from .contact.plate_timing import timing_warning
 from .contact.plate_zero import zero_warnings
 from .dynamics import inverse_dynamics, plate_forces
@@ -42,6 +42,7 @@ from .kinematics.gap_fill import fill_gaps
 from .kinematics.marker_outliers import drop_marker_outliers
 from .kinematics.marker_weights import isolated_marker_weights, root_weights
 from .model import calibrate, with_body_mass
+from .model.body_mass import STATIC_STANDING
 from .model.markersets import normalize
 from .model.vocabulary import video_keypoints
 from .options import DISCOVER, READ_BY, PipelineOptions
@@ -203,7 +204,8 @@ def _reconstruct(path, state: dict, options: PipelineOptions, progress: Progress
 def _dynamics(path, state: dict, options: PipelineOptions, progress: Progress) -> dict:
     """Inverse dynamics without and with the measured plate forces. An assumed body mass is replaced by the one
     the trial's plates give (``contact.plate_mass``), from a contact estimate (whose surfaces and timing do not
-    depend on the mass); the model, motion and dynamics are then rescaled to it, the derivatives taken again (the
+    depend on the mass), and so is a static trial's that they contradict (``plate_mass.replaced_static_mass``
+    says why); the model, motion and dynamics are then rescaled to it, the derivatives taken again (the
     default filter finds touch-downs by the centre of mass's speed, which the shoes' fixed mass moves a little).
     The plates act as ``contact.apply_plates`` places them, by the contact estimated with the default options
     (which the contact step reuses when its options are those)."""
@@ -211,18 +213,20 @@ def _dynamics(path, state: dict, options: PipelineOptions, progress: Progress) -
     trial, model, motion = state["trial"], state["model"], state["motion"]
     derived = motion_derivatives(motion, cutoff=options.filter_cutoff, scheme=options.derivatives)
     outputs = {"dynamics": inverse_dynamics(motion, derivatives=derived)}
-    applied = None
-    if model.mass_source.startswith("assumed") and trial.plates:
+    applied, assumed = None, model.mass_source.startswith("assumed")
+    if (assumed or model.mass_source.startswith(STATIC_STANDING)) and trial.plates:
         applied = apply_plates(estimate_contact(motion, dynamics=outputs["dynamics"]), trial)
         found = mass_from_plates(applied.contact, applied.comparison)
-        if found is not None:
-            model = with_body_mass(model, found.mass, found.source)
+        disagrees = found is not None and not assumed and disagreement(found, model.total_mass, model.mass_source)
+        if found is not None and (assumed or disagrees):
+            note = replaced_static_mass(found, model.total_mass, model.mass_source) if disagrees else ""
+            model = with_body_mass(model, found.mass, found.source, note)
             motion = replace(motion, model=model)
             derived = motion_derivatives(motion, cutoff=options.filter_cutoff, scheme=options.derivatives)
             outputs = {"model": model, "motion": motion, "dynamics": inverse_dynamics(motion, derivatives=derived)}
             applied = None  # placed again on the rescaled motion
             progress(0.5, f"body mass {found.mass:.1f} kg from the force plates")
-        else:
+        elif assumed:
             progress(0.5, f"body mass {model.total_mass:.1f} kg assumed: the force plates never carry the whole "
                           f"body long enough to weigh it (set {option('mass', hint='kg')})")
     outputs["dynamics_with_plates"] = outputs["plates_applied"] = None

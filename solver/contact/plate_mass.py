@@ -40,8 +40,9 @@ MIN_RUN, MIN_SECONDS = 0.05, 0.25
 CARRIED = 0.5
 #: Largest relative RMS residual of the runs' impulse equations for the mass to be trusted.
 MAX_SPREAD = 0.05
-#: A body mass given otherwise (a static trial's quiet standing, the user, an OpenSim model) that differs from
-#: the trial's plates' by more than this fraction is reported (a person's weight varies by 1-2 % in a day).
+#: A body mass from elsewhere that differs from the trial's plates' by more than this fraction is replaced by theirs
+#: (a static trial's quiet standing) or reported (the user's, an OpenSim model's); a person's weight varies by 1-2 %
+#: in a day.
 AGREES = 0.03
 
 
@@ -102,9 +103,8 @@ def mass_from_plates(contact: Contact, comparison: PlateComparison) -> PlateMass
 def disagreement(found: PlateMass, mass: float, source: str) -> str | None:
     """A warning when the trial's plates give a body mass (``found``) more than ``AGREES`` away from the ``mass``
     [kg] used, from ``source``; None when they agree. The plates' forces are compared as recorded: an estimate
-    from motion alone scales with the mass used, so it misses them by as much (subject4_walking1 with its
-    static trial: the plates give 63.7 kg, the static's quiet standing 60.0; vertical GRF from motion alone 7.2
-    % BW RMSE, 3.3 with 63.7 kg)."""
+    from motion alone scales with the mass used, so it misses them by as much (subject4_walking1 with ``--mass
+    60``: its plates give 63.7 kg; vertical GRF from motion alone 7.2 % BW RMSE, 3.1 with 63.7 kg)."""
     ratio = found.mass / mass
     if abs(ratio - 1.0) <= AGREES:
         return None
@@ -112,3 +112,21 @@ def disagreement(found: PlateMass, mass: float, source: str) -> str | None:
             f"{found.seconds:.2f} s of full support), {100 * abs(ratio - 1):.0f} % {'more' if ratio > 1 else 'less'} "
             f"than the {mass:.1f} kg used ({source}): forces from motion alone miss these plates by as much. The "
             f"plates' calibration or the session may differ; set {option('mass', hint='kg')} to choose")
+
+
+def replaced_static_mass(found: PlateMass, mass: float, source: str) -> str:
+    """The warning when the trial's plates' mass (``found``) replaces a static trial's quiet standing's ``mass``
+    [kg] (``source``) that it contradicts (``disagreement``). Beyond the issue, which asks for the plates' mass
+    before an assumed one: as OpenSim's residual reduction adjusts the model's mass to the trial's own forces, a
+    trial's dynamics are kept in balance with its own plates, which its joint moments with the plates and its
+    forces from motion alone are judged against. Subject 4's static trial weighs 60.0 kg, its walks' and drop
+    jump's plates 63.2-63.8, its sit-to-stand's 59.7, its OpenSim model (the subject's mass) 62.6: with the
+    static's mass walking1's vertical GRF from motion alone missed its plates by 7.1 % BW, 3.1 without it (README).
+    ``--mass`` keeps any mass."""
+    ratio = found.mass / mass
+    static = source.removeprefix("force plates (").removesuffix(")")
+    return (f"Body mass {found.mass:.1f} kg from the trial's force plates (m(a_CM + g) = F over {found.seconds:.2f} "
+            f"s of full support), {100 * abs(ratio - 1):.0f} % {'more' if ratio > 1 else 'less'} than the "
+            f"{mass:.1f} kg of the {static}: the trial's dynamics balance its own plates. The plates' calibration "
+            f"or the session may differ; set {option('mass', hint='kg')} to choose")
+

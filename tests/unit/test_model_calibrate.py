@@ -11,7 +11,7 @@ import pytest
 from mocap_dynamics.solver.errors import ModelError
 from mocap_dynamics.solver.io import load_trial
 from mocap_dynamics.solver.model import calibrate
-from mocap_dynamics.solver.model.body_mass import ASSUMED_MASS
+from mocap_dynamics.solver.model.body_mass import ASSUMED_MASS, STATIC_STANDING
 from mocap_dynamics.solver.model.calibrate import LENGTH_TOLERANCE
 from mocap_dynamics.solver.model.fit import marker_indices
 from mocap_dynamics.solver.model.inertia import DE_LEVA
@@ -132,7 +132,7 @@ def test_static_then_walking(static, walking):
     model = calibrate(walking, static=static)
     cal = report(model)
     assert cal.static == static.source and cal.source == walking.source
-    assert cal.mass_source == "force plates"
+    assert cal.mass_source == f"{STATIC_STANDING} {static.source})"
     assert "L_mknee" not in model.marker_labels  # static-only medial markers are landmarks, not attached
     for name, length in cal.movement_lengths.items():
         assert length == pytest.approx(cal.lengths[name], rel=LENGTH_TOLERANCE)

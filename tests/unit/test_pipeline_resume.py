@@ -20,9 +20,10 @@ FIELDS = ("trial", "model", "gap_fill", "motion", "dynamics", "dynamics_with_pla
 
 @pytest.fixture(scope="module")
 def walk(shared_data):
-    """subject4's walk and its options (mass from the static trial's plates), run once up to contact."""
+    """subject4's walk and its options (calibrated on the static trial, the mass given: one from the plates would
+    rescale the motion in the dynamics step, ``test_the_mass_from_the_plates_carries_over``), run up to contact."""
     path = shared_data / "subject4_walking1.trc"
-    options = PipelineOptions(static=str(shared_data / "subject4_static1.trc"), until="contact")
+    options = PipelineOptions(static=str(shared_data / "subject4_static1.trc"), mass=63.7, until="contact")
     return path, options, run(path, options)
 
 
