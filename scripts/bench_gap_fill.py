@@ -201,7 +201,7 @@ def dynamics_effect(folder: Path) -> None:
     from mocap_dynamics.solver.kinematics.gap_fill import GapFillOptions
     from mocap_dynamics.solver.pipeline import PipelineOptions, run
     print("\n4. subject4_walking1.trc through the pipeline up to dynamics (calibrated on subject4_static1.trc, "
-          "OTM, forward differences); frames are the file's (1-based):")
+          "the defaults otherwise); frames are the file's (1-based):")
     recorded = SHARED / "subject4_walking1.trc"
     trial = load_trial(recorded)
     markers = trial.markers.copy()
