@@ -129,4 +129,3 @@ def replaced_static_mass(found: PlateMass, mass: float, source: str) -> str:
             f"s of full support), {100 * abs(ratio - 1):.0f} % {'more' if ratio > 1 else 'less'} than the "
             f"{mass:.1f} kg of the {static}: the trial's dynamics balance its own plates. The plates' calibration "
             f"or the session may differ; set {option('mass', hint='kg')} to choose")
-
