@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Callable
 
 from .contact import apply_plates, compare_moments_with_plates, estimate_contact, with_unmeasured_support
-from .contact.plate_mass import disagreement, mass_from_plates, replaced_static_mass
+from .contact.plate_mass import agrees, disagreement, mass_from_plates, replaced_static_mass
 from .contact.plate_timing import timing_warning
 from .contact.plate_zero import zero_warnings
 from .dynamics import inverse_dynamics, plate_forces
@@ -217,9 +217,8 @@ def _dynamics(path, state: dict, options: PipelineOptions, progress: Progress) -
     if (assumed or model.mass_source.startswith(STATIC_STANDING)) and trial.plates:
         applied = apply_plates(estimate_contact(motion, dynamics=outputs["dynamics"]), trial)
         found = mass_from_plates(applied.contact, applied.comparison)
-        disagrees = found is not None and not assumed and disagreement(found, model.total_mass, model.mass_source)
-        if found is not None and (assumed or disagrees):
-            note = replaced_static_mass(found, model.total_mass, model.mass_source) if disagrees else ""
+        if found is not None and (assumed or not agrees(found, model.total_mass)):
+            note = "" if assumed else replaced_static_mass(found, model.total_mass, model.mass_source)
             model = with_body_mass(model, found.mass, found.source, note)
             motion = replace(motion, model=model)
             derived = motion_derivatives(motion, cutoff=options.filter_cutoff, scheme=options.derivatives)

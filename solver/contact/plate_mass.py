@@ -100,14 +100,19 @@ def mass_from_plates(contact: Contact, comparison: PlateComparison) -> PlateMass
     return PlateMass(float(impulse[longest] / momentum[longest]), (b - a) * dt, 1, spread, of=len(support))
 
 
+def agrees(found: PlateMass, mass: float) -> bool:
+    """Whether the trial's plates' mass (``found``) is within ``AGREES`` of ``mass`` [kg]."""
+    return abs(found.mass / mass - 1.0) <= AGREES
+
+
 def disagreement(found: PlateMass, mass: float, source: str) -> str | None:
     """A warning when the trial's plates give a body mass (``found``) more than ``AGREES`` away from the ``mass``
     [kg] used, from ``source``; None when they agree. The plates' forces are compared as recorded: an estimate
     from motion alone scales with the mass used, so it misses them by as much (subject4_walking1 with ``--mass
     60``: its plates give 63.7 kg; vertical GRF from motion alone 7.2 % BW RMSE, 3.1 with 63.7 kg)."""
-    ratio = found.mass / mass
-    if abs(ratio - 1.0) <= AGREES:
+    if agrees(found, mass):
         return None
+    ratio = found.mass / mass
     return (f"The trial's force plates give a body mass of {found.mass:.1f} kg (m(a_CM + g) = F over "
             f"{found.seconds:.2f} s of full support), {100 * abs(ratio - 1):.0f} % {'more' if ratio > 1 else 'less'} "
             f"than the {mass:.1f} kg used ({source}): forces from motion alone miss these plates by as much. The "
